@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libringfence — run the processes an AI agent starts inside a Linux sandbox
+ * built from one policy.
+ *
+ * The one path:  config ──▶ policy ──▶ plan ──▶ spawn ──▶ proc ──▶ status
+ *
+ * Conventions (every function below follows them):
+ *  - Fallible calls take `rf_error **err` last, return < 0 (or NULL) on
+ *    failure and then set *err, which the caller frees with rf_error_free().
+ *    Passing err = NULL is allowed and discards the details.
+ *  - The library never prints, never calls exit(), never reads the
+ *    environment after rf_policy_resolve().
+ *  - Every returned pointer is owned by the caller unless stated otherwise;
+ *    free it with the matching *_free().
+ *  - Not thread-safe per handle; distinct handles may be used from distinct
+ *    threads. rf_spawn() sets the sandbox to die with the *thread* that
+ *    called it (PR_SET_PDEATHSIG), so call it from a thread that outlives
+ *    the sandbox.
+ */
+#ifndef RINGFENCE_H
+#define RINGFENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(RF_BUILDING_LIBRARY)
+#define RF_EXPORT __attribute__((visibility("default")))
+#else
+#define RF_EXPORT
+#endif
+
+/* ── Exit codes (follow timeout(1) and env(1)) ─────────────────────────── */
+enum {
+    RF_EXIT_TIMEOUT = 124,     /* the command was killed by --timeout */
+    RF_EXIT_FAILURE = 125,     /* ringfence itself failed: config, setup */
+    RF_EXIT_CANNOT_EXEC = 126, /* blocked by the guard, or not executable */
+    RF_EXIT_NOT_FOUND = 127,   /* command not found */
+    RF_EXIT_SIGNAL_BASE = 128, /* 128+N: the command died of signal N */
+};
+
+/* ── Errors ────────────────────────────────────────────────────────────── */
+typedef struct rf_error rf_error;
+RF_EXPORT const char *rf_error_message(const rf_error *err); /* "what: why" */
+RF_EXPORT const char *rf_error_hint(const rf_error *err);    /* or NULL */
+RF_EXPORT int rf_error_errno(const rf_error *err);
+RF_EXPORT int rf_error_exit_code(const rf_error *err); /* RF_EXIT_* */
+RF_EXPORT void rf_error_free(rf_error *err);
+
+/* ── Config: layers of settings, merged ────────────────────────────────── */
+/* A config is an ordered list of layers (defaults, files, environment,
+ * flags), each a JSON object in ringfence's schema (docs/config.md). Later
+ * layers win; a layer with "merge_strategy": "replace" drops what is below. */
+typedef struct rf_config rf_config;
+RF_EXPORT rf_config *rf_config_new(void);
+RF_EXPORT void rf_config_free(rf_config *cfg);
+/* Add a layer from a JSON text in ringfence's schema. `origin` names the
+ * layer in errors and in `ringfence config --explain` (e.g. "flags"). */
+RF_EXPORT int rf_config_add_json(rf_config *cfg, const char *origin, const char *json, rf_error **err);
+
+/* ── Policy: the merged config, substituted, checked, defaults filled ──── */
+typedef struct rf_policy rf_policy;
+typedef struct rf_context {
+    const char *cwd;     /* the caller's working directory (NULL: getcwd) */
+    const char *home;    /* the caller's home (NULL: $HOME / passwd) */
+    const char *user;    /* the caller's user name (NULL: passwd) */
+    const char *rf_home; /* instance root override (NULL: $RINGFENCE_HOME, else ~/.ringfence) */
+    const char *tmpdir;  /* (NULL: $TMPDIR, else /tmp) */
+    char *const *envp;   /* the caller's environment, for --keep-env (NULL: environ) */
+} rf_context;
+RF_EXPORT rf_policy *rf_policy_resolve(const rf_config *cfg, const rf_context *ctx, rf_error **err);
+RF_EXPORT void rf_policy_free(rf_policy *policy);
+/* The resolved policy as JSON (malloc'd). */
+RF_EXPORT char *rf_policy_to_json(const rf_policy *policy);
+
+/* ── Plan: what will happen, concretely ────────────────────────────────── */
+typedef struct rf_plan rf_plan;
+/* argv[0] is looked up as the sandbox will see it; NULL-terminated. */
+RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf_error **err);
+RF_EXPORT void rf_plan_free(rf_plan *plan);
+RF_EXPORT char *rf_plan_to_json(const rf_plan *plan); /* malloc'd, pretty */
+
+/* ── Spawn, wait, kill ─────────────────────────────────────────────────── */
+typedef struct rf_proc rf_proc;
+/* Where the command's stdio goes. -1 means "inherit the caller's". */
+typedef struct rf_stdio {
+    int in_fd, out_fd, err_fd;
+} rf_stdio;
+#define RF_STDIO_INHERIT ((rf_stdio){ -1, -1, -1 })
+
+/* The result of a finished sandbox. */
+typedef struct rf_status {
+    int exit_code;      /* what the CLI exits with: the command's code,
+                           128+signal, 124 on timeout, 125/126/127 */
+    int signal;         /* signal that killed the command, or 0 */
+    bool exited;        /* the command ran and exited by itself */
+    bool timed_out;     /* ringfence killed it for --timeout */
+    bool oom_killed;    /* the memory limit was hit and it was killed */
+    bool pids_limit_hit;/* fork failed at the pids limit (when detectable) */
+    double wall_seconds, user_seconds, sys_seconds;
+    uint64_t peak_memory_bytes; /* cgroup peak, else max RSS */
+    char *setup_error;  /* set when the sandbox could not be built */
+    char *setup_hint;
+} rf_status;
+
+RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);
+/* Host pid of the sandbox's init (pid 1 inside). */
+RF_EXPORT pid_t rf_proc_pid(const rf_proc *proc);
+/* Wait until the sandbox ends (enforcing the plan's timeout); fill *out.
+ * Returns 0, or < 0 if waiting itself failed. */
+RF_EXPORT int rf_proc_wait(rf_proc *proc, rf_status *out, rf_error **err);
+/* Send sig to the command; SIGKILL ends the whole tree at once. */
+RF_EXPORT int rf_proc_kill(rf_proc *proc, int sig);
+/* Ask every process in the sandbox to stop: SIGTERM to all, then SIGKILL to
+ * the whole tree after the plan's grace period (done by rf_proc_wait). */
+RF_EXPORT int rf_proc_terminate(rf_proc *proc);
+RF_EXPORT void rf_proc_free(rf_proc *proc); /* kills the tree if still running */
+RF_EXPORT void rf_status_clear(rf_status *status);
+RF_EXPORT char *rf_status_to_json(const rf_status *status); /* malloc'd, one line */
+
+/* Convenience: rf_spawn + rf_proc_wait. */
+RF_EXPORT int rf_run(const rf_plan *plan, const rf_stdio *stdio, rf_status *out, rf_error **err);
+
+/* Version string, e.g. "0.1.0". */
+RF_EXPORT const char *rf_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

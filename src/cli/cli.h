@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The ringfence command: one file per subcommand, each a client of
+ * libringfence. Only this layer prints; it prints errors as
+ *   ringfence: <what failed>: <why>
+ *   hint: <how to fix it>
+ * on stderr, never anything on stdout but a subcommand's own output. */
+#pragma once
+#include "ringfence.h"
+
+/* Every subcommand: argv[0] is the subcommand name. Returns the exit code. */
+typedef int (*rf_cli_fn)(int argc, char **argv);
+
+int rf_cli_run(int argc, char **argv);
+int rf_cli_plan(int argc, char **argv);
+
+/* Print err as "ringfence: msg" + "hint: ..." and return its exit code. */
+int rf_cli_report(const rf_error *err);
+/* Print a usage error for a subcommand and return 125. */
+int rf_cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct subcommand {
+    const char *name;
+    rf_cli_fn fn;
+    const char *summary;
+} subcommands[] = {
+    { "run", rf_cli_run, "run a command in the sandbox" },
+    { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
+};
+
+static void print_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: ringfence COMMAND [OPTIONS] [-- PROGRAM [ARG...]]\n"
+            "\n"
+            "Run the processes an AI agent starts inside a Linux sandbox: the workspace\n"
+            "read-write, the system read-only, nothing else of yours visible, no network,\n"
+            "a clean environment, and the whole process tree gone when it ends.\n"
+            "\n"
+            "Commands:\n");
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf(out,
+            "\n"
+            "Run 'ringfence COMMAND --help' for a command's options, 'man ringfence' for all.\n"
+            "\n"
+            "Examples:\n"
+            "  ringfence run -- sh                      a shell confined to this directory\n"
+            "  ringfence run --timeout 60 -- make test  kill the whole tree after a minute\n"
+            "  ringfence plan -- python3 x.py           show exactly what would be visible\n"
+            "\n"
+            "Exit status: the command's own; 128+N if it died of signal N; 124 timed out;\n"
+            "125 ringfence failed; 126 blocked or not executable; 127 not found.\n");
+}
+
+int rf_cli_report(const rf_error *err)
+{
+    fprintf(stderr, "ringfence: %s\n", rf_error_message(err));
+    if (rf_error_hint(err))
+        fprintf(stderr, "hint: %s\n", rf_error_hint(err));
+    int code = rf_error_exit_code(err);
+    return code ? code : RF_EXIT_FAILURE;
+}
+
+int rf_cli_usage_error(const char *sub, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ringfence%s%s: ", sub ? " " : "", sub ? sub : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fprintf(stderr, "hint: see 'ringfence %s--help'\n", sub ? sub : "");
+    return RF_EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return RF_EXIT_FAILURE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        print_help(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+        printf("ringfence %s\n", rf_version());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        if (!strcmp(cmd, subcommands[i].name))
+            return subcommands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "ringfence: unknown command '%s'\n", cmd);
+    fprintf(stderr, "hint: run 'ringfence --help' for the list of commands\n");
+    return RF_EXIT_FAILURE;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The resolved policy: every setting substituted, every path absolute and
+ * checked, every default filled in. Nothing after this stage reads a config
+ * file or the environment. Built by rf_policy_resolve() from a rf_config. */
+#pragma once
+#include "ringfence.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef enum { RF_ACCESS_RO, RF_ACCESS_RW } rf_access;
+typedef enum { RF_NET_NONE, RF_NET_HOST } rf_net_mode;
+typedef enum {
+    RF_BACKEND_NATIVE,
+    RF_BACKEND_LANDLOCK,
+    RF_BACKEND_AUTO,
+    RF_BACKEND_BWRAP,
+    RF_BACKEND_FIREJAIL,
+    RF_BACKEND_CONTAINER,
+    RF_BACKEND_NONE,
+} rf_backend_kind;
+typedef enum { RF_LANDLOCK_BEST_EFFORT, RF_LANDLOCK_REQUIRED, RF_LANDLOCK_OFF } rf_landlock_mode;
+typedef enum { RF_SECCOMP_DEFAULT, RF_SECCOMP_STRICT, RF_SECCOMP_OFF } rf_seccomp_profile;
+
+/* A NULL-terminated, malloc'd array of malloc'd strings (see util/strv.h). */
+typedef char **rf_strv;
+
+typedef struct rf_expose {
+    char *source; /* absolute host path */
+    char *target; /* absolute path inside the sandbox */
+    rf_access mode;
+} rf_expose;
+
+typedef struct rf_limits {
+    uint64_t memory_bytes; /* 0 = no limit */
+    uint64_t pids;         /* 0 = no limit */
+    double cpu;            /* CPUs, 0.25 = a quarter of one; 0 = no limit */
+    double timeout_s;      /* 0 = no timeout */
+    double kill_grace_s;   /* SIGTERM → SIGKILL grace (default 2) */
+    bool require_cgroup;   /* refuse rlimit fallbacks */
+} rf_limits;
+
+typedef struct rf_exec_tool {
+    bool enable_deny_patterns; /* default true */
+    rf_strv custom_deny_patterns;
+    rf_strv custom_allow_patterns;
+    double timeout_s; /* default 60 (seed 001) */
+} rf_exec_tool;
+
+typedef struct rf_tools {
+    rf_strv allow_read_paths;  /* regexes on canonical absolute paths */
+    rf_strv allow_write_paths;
+    rf_strv disabled;          /* tool names, e.g. "exec", "write_file" */
+    rf_exec_tool exec;
+    uint64_t max_read_bytes;   /* cap for read_file (default 1 MiB) */
+} rf_tools;
+
+struct rf_policy {
+    char *workspace;      /* absolute, exists, a directory */
+    char *chdir;          /* absolute; NULL = auto (cwd if inside, else ws) */
+    char *instance_root;  /* $RINGFENCE_HOME or ~/.ringfence, absolute */
+    char *caller_cwd;     /* absolute */
+    char *user;           /* USER / LOGNAME inside */
+    bool restrict_to_workspace;        /* default true */
+    bool allow_read_outside_workspace; /* default false */
+
+    rf_expose *exposes; /* last rule per target wins (already deduplicated) */
+    size_t n_exposes;
+
+    rf_net_mode network;
+    rf_strv env_set;  /* "KEY=VALUE" added on top of the clean environment */
+    rf_strv env_keep; /* "KEY=VALUE" copied from the caller (resolved now) */
+
+    rf_limits limits;
+    rf_backend_kind backend;
+    char *backend_reason;   /* why this backend (auto, compat readers) */
+    bool accept_weaker;     /* the user named a weaker mode explicitly */
+    uid_t map_root_to;      /* host uid/gid for a root caller (65534) */
+    rf_landlock_mode landlock;
+    rf_seccomp_profile seccomp;
+    rf_strv seccomp_deny;   /* extra syscall names to deny */
+    rf_strv seccomp_allow;  /* syscall names to exempt from the profile */
+    rf_strv protected_paths;/* relative to the workspace, read-only inside */
+    rf_tools tools;
+    rf_strv warnings;       /* things the user should know (stderr, plan) */
+};
+
+/* Fill a policy with the built-in defaults (no paths). */
+void rf_policy_init_defaults(rf_policy *p);
+void rf_policy_clear(rf_policy *p);

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Shared helpers for the shell tests (tests/cli, tests/security): TAP output,
+# a scratch directory per script, and `rf` to call the binary under test.
+# Environment: RINGFENCE (the binary), PROBE (tests/probe/rf-probe).
+set -u
+: "${RINGFENCE:?set RINGFENCE to the ringfence binary}"
+T_N=0
+T_FAILED=0
+SCRATCH=$(mktemp -d /tmp/rf-test.XXXXXX)
+chmod 755 "$SCRATCH"
+trap 'rm -rf "$SCRATCH" 2>/dev/null; echo "1..$T_N"' EXIT
+export RINGFENCE_HOME="$SCRATCH/rfhome"
+WS="$SCRATCH/ws"
+mkdir -p "$WS"
+cd "$WS" || exit 1
+
+rf() { "$RINGFENCE" "$@"; }
+
+pass() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
+fail() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }
+skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP ${2:-}"; }
+diag() { printf '#   %s\n' "$@"; }
+
+# check DESC CMD...: passes when CMD exits 0.
+check() {
+    local desc=$1; shift
+    if "$@"; then pass "$desc"; else fail "$desc"; fi
+}
+
+# expect_exit CODE DESC CMD...: passes when CMD exits with CODE; output kept
+# in $OUT and $ERR for further checks.
+expect_exit() {
+    local want=$1 desc=$2; shift 2
+    local rc=0
+    "$@" >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null || rc=$?
+    OUT=$(cat "$SCRATCH/out"); ERR=$(cat "$SCRATCH/err")
+    if [ "$rc" = "$want" ]; then pass "$desc"; else
+        fail "$desc"; diag "exit $rc, want $want" "stdout: ${OUT:0:400}" "stderr: ${ERR:0:400}"; fi
+}
+
+# contains DESC HAYSTACK NEEDLE
+contains() {
+    case $2 in *"$3"*) pass "$1" ;; *) fail "$1"; diag "'${2:0:400}' lacks '$3'" ;; esac
+}
+# lacks DESC HAYSTACK NEEDLE
+lacks() {
+    case $2 in *"$3"*) fail "$1"; diag "'${2:0:400}' has '$3'" ;; *) pass "$1" ;; esac
+}
+
+is_root() { [ "$(id -u)" = 0 ]; }
