@@ -85,6 +85,8 @@ typedef struct rf_plan rf_plan;
 RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf_error **err);
 RF_EXPORT void rf_plan_free(rf_plan *plan);
 RF_EXPORT char *rf_plan_to_json(const rf_plan *plan); /* malloc'd, pretty */
+/* Things the user should know (weaker modes, skipped settings); owned by plan. */
+RF_EXPORT char *const *rf_plan_warnings(const rf_plan *plan);
 
 /* ── Spawn, wait, kill ─────────────────────────────────────────────────── */
 typedef struct rf_proc rf_proc;

@@ -17,3 +17,7 @@ int rf_cli_plan(int argc, char **argv);
 int rf_cli_report(const rf_error *err);
 /* Print a usage error for a subcommand and return 125. */
 int rf_cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct rf_cli_opts;
+/* Start the plan, forward signals, wait, report; returns the exit code. */
+int rf_cli_execute(const struct rf_cli_opts *o, const rf_plan *plan);

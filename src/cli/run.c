@@ -1,2 +1,150 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* ringfence run: start COMMAND in the sandbox and exit with its status. */
 #include "cli.h"
-int rf_cli_run(int argc, char **argv) { (void)argc; (void)argv; return 125; }
+#include "options.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static rf_proc *volatile running;
+
+/* Forward what the user sends ringfence to the command (through the
+ * sandbox's init). rf_proc_kill is one syscall: async-signal-safe. */
+static void forward(int sig)
+{
+    if (running)
+        rf_proc_kill(running, sig);
+}
+
+static void install_forwarding(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
+static void write_status(const rf_cli_opts *o, const rf_status *st)
+{
+    char *json = rf_status_to_json(st);
+    if (!json)
+        return;
+    if (o->status_fd >= 0)
+        dprintf(o->status_fd, "%s\n", json);
+    if (o->status_json_file) {
+        FILE *f = fopen(o->status_json_file, "we");
+        if (f) {
+            fprintf(f, "%s\n", json);
+            fclose(f);
+        } else {
+            fprintf(stderr, "ringfence: warning: cannot write --status-json %s\n", o->status_json_file);
+        }
+    }
+    free(json);
+}
+
+static void explain_end(const rf_plan *plan, const rf_status *st)
+{
+    (void)plan;
+    if (st->setup_error) {
+        fprintf(stderr, "ringfence: %s\n", st->setup_error);
+        if (st->setup_hint)
+            fprintf(stderr, "hint: %s\n", st->setup_hint);
+    } else if (st->timed_out) {
+        fprintf(stderr, "ringfence: killed: timed out after %gs (the whole process tree was stopped)\n",
+                st->wall_seconds);
+    } else if (st->oom_killed) {
+        fprintf(stderr, "ringfence: killed: out of memory\n");
+    }
+}
+
+int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
+{
+    rf_error *err = NULL;
+    rf_proc *proc = rf_spawn(plan, NULL, &err);
+    if (!proc) {
+        int code = rf_cli_report(err);
+        rf_error_free(err);
+        return code;
+    }
+    if (o->status_fd >= 0)
+        dprintf(o->status_fd, "{\"child-pid\":%d}\n", (int)rf_proc_pid(proc));
+    running = proc;
+    install_forwarding();
+    rf_status st;
+    int code;
+    if (rf_proc_wait(proc, &st, &err) < 0) {
+        code = rf_cli_report(err);
+        rf_error_free(err);
+    } else {
+        explain_end(plan, &st);
+        write_status(o, &st);
+        code = st.exit_code;
+        rf_status_clear(&st);
+    }
+    running = NULL;
+    rf_proc_free(proc);
+    return code;
+}
+
+static void help(void)
+{
+    printf("Usage: ringfence run [OPTIONS] -- COMMAND [ARG...]\n"
+           "\n"
+           "Run COMMAND in a sandbox: the workspace (default: the current directory)\n"
+           "read-write, the system read-only, nothing else of yours visible, no network,\n"
+           "a clean environment with HOME, TMPDIR and XDG_* redirected into the instance\n"
+           "root ($RINGFENCE_HOME, else ~/.ringfence), a private /tmp, its own process\n"
+           "tree that dies with it, no capabilities. Stdin, stdout and stderr are passed\n"
+           "through untouched, so stdio servers (MCP, ACP) work as they are.\n"
+           "\n"
+           "Options:\n");
+    rf_cli_print_options(stdout, false);
+    printf("\n"
+           "Examples:\n"
+           "  ringfence run -- sh\n"
+           "  ringfence run --workspace ~/src/app --timeout 300 -- make test\n"
+           "  ringfence run --expose /opt/node --network host -- npx some-mcp-server\n"
+           "  ringfence run --expose ~/data:/data:rw -- python3 job.py\n"
+           "\n"
+           "Exit status: the command's own; 128+N if it died of signal N; 124 timed out;\n"
+           "125 ringfence failed (bad option, setup error); 126 not executable;\n"
+           "127 command not found.\n");
+}
+
+int rf_cli_run(int argc, char **argv)
+{
+    rf_cli_opts o;
+    int idx = rf_cli_parse_sandbox_options("run", argc, argv, &o);
+    int code = RF_EXIT_FAILURE;
+    if (idx < 0)
+        goto out;
+    if (o.help) {
+        help();
+        code = 0;
+        goto out;
+    }
+    if (idx >= argc) {
+        code = rf_cli_usage_error("run", "no command given; put it after --, e.g. ringfence run -- sh");
+        goto out;
+    }
+    rf_policy *policy = rf_cli_policy(&o, &code);
+    if (!policy)
+        goto out;
+    rf_plan *plan = rf_cli_plan_for(&o, policy, argv + idx, &code);
+    if (plan) {
+        code = rf_cli_execute(&o, plan);
+        rf_plan_free(plan);
+    }
+    rf_policy_free(policy);
+out:
+    rf_cli_opts_clear(&o);
+    return code;
+}

@@ -84,6 +84,8 @@ struct rf_policy {
     rf_strv protected_paths;/* relative to the workspace, read-only inside */
     rf_tools tools;
     rf_strv warnings;       /* things the user should know (stderr, plan) */
+    char *caller_path;      /* the caller's $PATH, to find executables that
+                               live outside the sandbox's PATH (or NULL) */
 };
 
 /* Fill a policy with the built-in defaults (no paths). */

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "options.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum opt_id {
+    OPT_WORKSPACE = 'w', OPT_HELP = 'h',
+    OPT_CHDIR = 256, OPT_EXPOSE, OPT_NETWORK, OPT_TIMEOUT, OPT_ENV, OPT_KEEP_ENV,
+    OPT_CONFIG, OPT_NO_CONFIG, OPT_AGENT, OPT_CONFIG_FORMAT, OPT_RUNNER, OPT_TRUST_WS,
+    OPT_LOG_LEVEL, OPT_MAP_ROOT, OPT_BACKEND,
+    OPT_MEMORY, OPT_PIDS, OPT_CPU, OPT_KILL_GRACE, OPT_STATUS_JSON, OPT_STATUS_FD,
+    OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER,
+};
+
+static const struct rf_option {
+    const char *name;
+    int has_arg;
+    int id;
+    const char *metavar;
+    const char *help;
+} options[] = {
+    { "workspace", required_argument, OPT_WORKSPACE, "DIR",
+      "the directory the command may read and write (default: the current directory)" },
+    { "chdir", required_argument, OPT_CHDIR, "DIR",
+      "working directory inside; must be in the workspace or an exposed path" },
+    { "expose", required_argument, OPT_EXPOSE, "SRC[:DST][:ro|rw]",
+      "make a host path visible at DST (default SRC), read-only unless :rw; the last rule for a target wins" },
+    { "network", required_argument, OPT_NETWORK, "none|host",
+      "none (default): own network namespace with loopback only; host: share the host's network" },
+    { "timeout", required_argument, OPT_TIMEOUT, "SECONDS",
+      "kill the whole process tree after SECONDS (SIGTERM, grace, SIGKILL); exit 124" },
+    { "kill-grace", required_argument, OPT_KILL_GRACE, "SECONDS",
+      "time between SIGTERM and SIGKILL when stopping the tree (default 2)" },
+    { "env", required_argument, OPT_ENV, "KEY=VALUE", "set a variable in the command's clean environment" },
+    { "keep-env", required_argument, OPT_KEEP_ENV, "KEY", "copy a variable from your environment" },
+    { "memory", required_argument, OPT_MEMORY, "SIZE", "memory limit, e.g. 256M or 1G" },
+    { "pids", required_argument, OPT_PIDS, "N", "limit on processes and threads" },
+    { "cpu", required_argument, OPT_CPU, "FRACTION", "CPU limit in CPUs, e.g. 0.25 for a quarter of one" },
+    { "backend", required_argument, OPT_BACKEND, "NAME", "sandbox backend: native (default)" },
+    { "landlock", required_argument, OPT_LANDLOCK, "MODE", "best-effort (default), required or off" },
+    { "seccomp", required_argument, OPT_SECCOMP, "PROFILE", "default, strict or off" },
+    { "accept-weaker", no_argument, OPT_ACCEPT_WEAKER, NULL,
+      "accept a backend that cannot enforce every part of the policy" },
+    { "map-root-to", required_argument, OPT_MAP_ROOT, "UID",
+      "host uid/gid a root caller runs as inside (default 65534; never 0)" },
+    { "config", required_argument, OPT_CONFIG, "FILE", "read a config file (JSON or YAML); repeatable" },
+    { "no-config", no_argument, OPT_NO_CONFIG, NULL, "ignore all config files; built-in defaults and flags only" },
+    { "agent", required_argument, OPT_AGENT, "NAME", "apply this agent's section of the config" },
+    { "config-format", required_argument, OPT_CONFIG_FORMAT, "FMT", "ringfence, picoclaw or mitto (default: detect)" },
+    { "runner", required_argument, OPT_RUNNER, "TYPE", "Mitto runner type whose restrictions apply" },
+    { "trust-workspace-config", no_argument, OPT_TRUST_WS, NULL,
+      "let the workspace's .ringfence.* loosen the policy (by default it may only tighten)" },
+    { "status-json", required_argument, OPT_STATUS_JSON, "FILE", "write the status record as JSON to FILE" },
+    { "status-fd", required_argument, OPT_STATUS_FD, "N", "write JSON lines to fd N: the pid, then the status" },
+    { "log-level", required_argument, OPT_LOG_LEVEL, "LEVEL",
+      "warning (default) or debug: debug prints the plan on stderr before starting" },
+    { "help", no_argument, OPT_HELP, NULL, "show this help" },
+};
+
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+void rf_cli_print_options(FILE *out, bool man)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const struct rf_option *o = &options[i];
+        char head[96];
+        snprintf(head, sizeof head, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        if (man)
+            fprintf(out, "*--%s*%s%s\n\t%s.\n\n", o->name, o->metavar ? " _" : "", o->metavar ? o->metavar : "",
+                    o->help);
+        else if (strlen(head) <= 28)
+            fprintf(out, "  %-28s %s\n", head, o->help);
+        else
+            fprintf(out, "  %s\n  %-28s %s\n", head, "", o->help);
+    }
+    (void)man;
+}
+
+static int usage(const char *sub, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ringfence %s: ", sub);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fprintf(stderr, "hint: see 'ringfence %s --help'\n", sub);
+    return -1;
+}
+
+static char *absolute(const char *path)
+{
+    if (path[0] == '/')
+        return strdup(path);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    char *out = NULL;
+    return asprintf(&out, "%s/%s", cwd, path) < 0 ? NULL : out;
+}
+
+static json_t *obj_at(json_t *root, const char *key)
+{
+    json_t *o = json_object_get(root, key);
+    if (!o) {
+        o = json_object();
+        json_object_set_new(root, key, o);
+    }
+    return o;
+}
+
+static json_t *arr_at(json_t *root, const char *key)
+{
+    json_t *a = json_object_get(root, key);
+    if (!a) {
+        a = json_array();
+        json_object_set_new(root, key, a);
+    }
+    return a;
+}
+
+/* SRC[:DST][:ro|rw] — paths cannot contain ':'; DST must be absolute. */
+static int parse_expose(const char *sub, const char *arg, json_t *flags)
+{
+    char *copy = strdup(arg), *save = NULL;
+    char *parts[4] = { 0 };
+    int n = 0;
+    for (char *t = strtok_r(copy, ":", &save); t && n < 4; t = strtok_r(NULL, ":", &save))
+        parts[n++] = t;
+    const char *src = parts[0], *dst = NULL, *mode = "ro";
+    int rc = 0;
+    if (n == 0 || n > 3) {
+        rc = usage(sub, "--expose %s: expected SRC[:DST][:ro|rw]", arg);
+    } else if (n == 2 && parts[1][0] != '/') {
+        mode = parts[1];
+    } else if (n >= 2) {
+        dst = parts[1];
+        if (n == 3)
+            mode = parts[2];
+    }
+    if (rc == 0 && strcmp(mode, "ro") && strcmp(mode, "rw"))
+        rc = usage(sub, "--expose %s: mode '%s' must be ro or rw", arg, mode);
+    if (rc == 0 && dst && dst[0] != '/')
+        rc = usage(sub, "--expose %s: target '%s' must be an absolute path", arg, dst);
+    if (rc == 0) {
+        char *abs = absolute(src);
+        json_t *rule = json_pack("{s:s, s:s}", "source", abs ? abs : src, "mode", mode);
+        if (dst)
+            json_object_set_new(rule, "target", json_string(dst));
+        json_array_append_new(arr_at(flags, "expose"), rule);
+        free(abs);
+    }
+    free(copy);
+    return rc;
+}
+
+static int parse_number(const char *sub, const char *opt, const char *arg, double min, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || !end || *end || end == arg || v < min || v != v)
+        return usage(sub, "--%s %s: expected a number >= %g", opt, arg, min);
+    *out = v;
+    return 0;
+}
+
+static int set_number(const char *sub, json_t *obj, const char *key, const char *opt, const char *arg, double min,
+                      bool integer)
+{
+    double v;
+    if (parse_number(sub, opt, arg, min, &v) < 0)
+        return -1;
+    if (integer && v != (double)(long long)v)
+        return usage(sub, "--%s %s: expected a whole number", opt, arg);
+    json_object_set_new(obj, key, integer ? json_integer((json_int_t)v) : json_real(v));
+    return 0;
+}
+
+static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o)
+{
+    json_t *f = o->flags;
+    switch (id) {
+    case OPT_WORKSPACE: {
+        char *abs = absolute(arg);
+        json_object_set_new(f, "workspace", json_string(abs ? abs : arg));
+        free(abs);
+        return 0;
+    }
+    case OPT_CHDIR: {
+        char *abs = absolute(arg);
+        json_object_set_new(f, "chdir", json_string(abs ? abs : arg));
+        free(abs);
+        return 0;
+    }
+    case OPT_EXPOSE: return parse_expose(sub, arg, f);
+    case OPT_NETWORK:
+        if (strcmp(arg, "none") && strcmp(arg, "host"))
+            return usage(sub, "--network %s: expected none or host", arg);
+        json_object_set_new(f, "network", json_string(arg));
+        return 0;
+    case OPT_TIMEOUT: return set_number(sub, obj_at(f, "limits"), "timeout", "timeout", arg, 0, false);
+    case OPT_KILL_GRACE: return set_number(sub, obj_at(f, "limits"), "kill_grace", "kill-grace", arg, 0, false);
+    case OPT_PIDS: return set_number(sub, obj_at(f, "limits"), "pids", "pids", arg, 1, true);
+    case OPT_CPU: return set_number(sub, obj_at(f, "limits"), "cpu", "cpu", arg, 0.001, false);
+    case OPT_MEMORY: json_object_set_new(obj_at(f, "limits"), "memory", json_string(arg)); return 0;
+    case OPT_MAP_ROOT: return set_number(sub, f, "map_root_to", "map-root-to", arg, 1, true);
+    case OPT_ENV: {
+        const char *eq = strchr(arg, '=');
+        if (!eq || eq == arg)
+            return usage(sub, "--env %s: expected KEY=VALUE", arg);
+        char *key = strndup(arg, (size_t)(eq - arg));
+        json_object_set_new(obj_at(obj_at(f, "env"), "set"), key, json_string(eq + 1));
+        free(key);
+        return 0;
+    }
+    case OPT_KEEP_ENV: json_array_append_new(arr_at(obj_at(f, "env"), "keep"), json_string(arg)); return 0;
+    case OPT_BACKEND: json_object_set_new(f, "backend", json_string(arg)); return 0;
+    case OPT_LANDLOCK: json_object_set_new(f, "landlock", json_string(arg)); return 0;
+    case OPT_SECCOMP: json_object_set_new(obj_at(f, "seccomp"), "profile", json_string(arg)); return 0;
+    case OPT_ACCEPT_WEAKER: json_object_set_new(f, "accept_weaker", json_true()); return 0;
+    case OPT_CONFIG: {
+        size_t n = 0;
+        while (o->config_files && o->config_files[n])
+            n++;
+        char **v = realloc(o->config_files, (n + 2) * sizeof(char *));
+        if (!v)
+            return -1;
+        v[n] = strdup(arg);
+        v[n + 1] = NULL;
+        o->config_files = v;
+        return 0;
+    }
+    case OPT_NO_CONFIG: o->no_config = true; return 0;
+    case OPT_AGENT: o->agent = arg; return 0;
+    case OPT_CONFIG_FORMAT: o->config_format = arg; return 0;
+    case OPT_RUNNER: o->runner = arg; return 0;
+    case OPT_TRUST_WS: o->trust_workspace_config = true; return 0;
+    case OPT_STATUS_JSON: o->status_json_file = arg; return 0;
+    case OPT_STATUS_FD: {
+        double v;
+        if (parse_number(sub, "status-fd", arg, 0, &v) < 0)
+            return -1;
+        o->status_fd = (int)v;
+        return 0;
+    }
+    case OPT_LOG_LEVEL:
+        if (strcmp(arg, "debug") && strcmp(arg, "warning") && strcmp(arg, "info") && strcmp(arg, "error"))
+            return usage(sub, "--log-level %s: expected debug, info, warning or error", arg);
+        o->log_level = arg;
+        return 0;
+    case OPT_HELP: o->help = true; return 0;
+    }
+    return usage(sub, "unknown option");
+}
+
+int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_opts *o)
+{
+    struct option longopts[N_OPTIONS + 1];
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        longopts[i] = (struct option){ options[i].name, options[i].has_arg, NULL, options[i].id };
+    longopts[N_OPTIONS] = (struct option){ 0 };
+    memset(o, 0, sizeof *o);
+    o->flags = json_object();
+    o->status_fd = -1;
+    optind = 1;
+    opterr = 0;
+    int c;
+    /* "+": stop at the first non-option, which is the command. */
+    while ((c = getopt_long(argc, argv, "+:w:h", longopts, NULL)) != -1) {
+        if (c == '?')
+            return usage(sub, "unknown option '%s'", argv[optind - 1]);
+        if (c == ':')
+            return usage(sub, "option '%s' needs a value", argv[optind - 1]);
+        if (apply_option(sub, c, optarg, o) < 0)
+            return -1;
+    }
+    if (!o->log_level)
+        o->log_level = getenv("RINGFENCE_LOG_LEVEL");
+    return optind;
+}
+
+void rf_cli_opts_clear(rf_cli_opts *o)
+{
+    json_decref(o->flags);
+    for (size_t i = 0; o->config_files && o->config_files[i]; i++)
+        free(o->config_files[i]);
+    free(o->config_files);
+    memset(o, 0, sizeof *o);
+}
+
+bool rf_cli_debug(const rf_cli_opts *o)
+{
+    return o->log_level && !strcmp(o->log_level, "debug");
+}

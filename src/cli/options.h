@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The sandbox options shared by run, plan, exec and mcp. One table drives
+ * getopt_long, --help and the man page's option list; every option becomes
+ * a key of the "flags" config layer, so a flag and a config file fill the
+ * same policy field through the same validation. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct rf_cli_opts {
+    json_t *flags;         /* the flags layer, ringfence's config schema */
+    char **config_files;   /* --config FILE... */
+    const char *agent;     /* --agent NAME */
+    const char *config_format;
+    const char *runner;
+    bool trust_workspace_config;
+    bool no_config;        /* --no-config: built-in defaults and flags only */
+    const char *log_level; /* --log-level; also RINGFENCE_LOG_LEVEL */
+    const char *status_json_file;
+    int status_fd;
+    bool help;
+} rf_cli_opts;
+
+/* Parse the shared options from argv (stops at "--" or the first
+ * non-option). Returns the index of the command's argv[0] in argv, or -1
+ * after printing a usage error (exit 125). `extra` options of a subcommand
+ * are looked up by the caller through the same table (see cli_option). */
+int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_opts *o);
+void rf_cli_opts_clear(rf_cli_opts *o);
+
+/* Print the options section of --help (or the man page fragment with
+ * `man` set, in scdoc syntax). */
+void rf_cli_print_options(FILE *out, bool man);
+
+/* Build config → policy → plan from the parsed options. Prints errors and
+ * warnings; returns NULL with *exit_code set on failure. */
+#include "ringfence.h"
+rf_policy *rf_cli_policy(const rf_cli_opts *o, int *exit_code);
+rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, int *exit_code);
+bool rf_cli_debug(const rf_cli_opts *o);

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Build the sandbox's root from the plan, with the new mount API:
+ *
+ *  1. capture every bind source as a detached mount tree (open_tree), with
+ *     its attributes (ro, nosuid, nodev, idmap) set before it is attached,
+ *     so a recursive bind is read-only all the way down in one call;
+ *  2. attach a fresh tmpfs as the new root;
+ *  3. attach each mount at its target, resolving the target with
+ *     openat2(RESOLVE_IN_ROOT) so no symlink can point a mount outside;
+ *  4. pivot_root into it and detach the old root.
+ *
+ * Runs in the setup child, after clone: no allocation, no stdio. Errors set
+ * a rf_setup_fail (step, errno, path) for the caller to print. */
+#include "backend/native/sandbox.h"
+#include "util/path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define NEWROOT_AT "/tmp" /* where the new root is attached until pivot_root */
+
+int rf_fail(rf_setup_fail *f, const char *step, const char *detail)
+{
+    f->errnum = errno;
+    f->step = step;
+    snprintf(f->detail, sizeof f->detail, "%s", detail ? detail : "");
+    return -1;
+}
+
+static int openat2_in_root(int rootfd, const char *path, int flags)
+{
+    struct open_how how = { .flags = (uint64_t)(flags | O_CLOEXEC),
+                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+    /* openat2 resolves relative to rootfd; strip the leading slashes. */
+    while (*path == '/')
+        path++;
+    return (int)syscall(SYS_openat2, rootfd, *path ? path : ".", &how, sizeof how);
+}
+
+static int set_attr(int fd, uint64_t set, int userns_fd, bool recursive)
+{
+    struct mount_attr attr = { .attr_set = set };
+    if (set & MOUNT_ATTR_IDMAP)
+        attr.userns_fd = (uint64_t)userns_fd;
+    unsigned flags = AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0);
+    return (int)syscall(SYS_mount_setattr, fd, "", flags, &attr, sizeof attr);
+}
+
+static int attach(int mnt_fd, int target_fd)
+{
+    return (int)syscall(SYS_move_mount, mnt_fd, "", target_fd, "",
+                        MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+}
+
+/* A fresh kernel filesystem (tmpfs, proc, devpts) as a detached mount. */
+static int new_fs(const char *type, const char *const *opts, uint64_t attrs)
+{
+    int fsfd = (int)syscall(SYS_fsopen, type, FSOPEN_CLOEXEC);
+    if (fsfd < 0)
+        return -1;
+    for (size_t i = 0; opts && opts[i]; i += 2)
+        if (syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, opts[i], opts[i + 1], 0) < 0) {
+            close(fsfd);
+            return -1;
+        }
+    int mfd = -1;
+    if (syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+        mfd = (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, attrs);
+    int saved = errno;
+    close(fsfd);
+    errno = saved;
+    return mfd;
+}
+
+static int new_tmpfs(unsigned mode)
+{
+    char modestr[16];
+    snprintf(modestr, sizeof modestr, "%o", mode);
+    const char *opts[] = { "mode", modestr, NULL };
+    return new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+}
+
+/* Open target inside the new root, creating it (a directory, or an empty
+ * file when `file`) and its missing parents. `may_create` is false when the
+ * target would have to be created on a read-only host bind. */
+static int open_target(int rootfd, const char *target, bool file, bool may_create)
+{
+    int fd = openat2_in_root(rootfd, target, O_PATH);
+    if (fd >= 0 || errno != ENOENT)
+        return fd;
+    if (!may_create) {
+        errno = ENOENT;
+        return -1;
+    }
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", target);
+    char *slash = strrchr(parent, '/');
+    if (!slash || slash[1] == '\0') {
+        errno = EINVAL;
+        return -1;
+    }
+    *slash = '\0';
+    const char *name = slash + 1;
+    int pfd = open_target(rootfd, *parent ? parent : "/", false, true);
+    if (pfd < 0)
+        return -1;
+    int rc;
+    if (file) {
+        /* mknodat on an O_PATH dirfd creates an empty regular file. */
+        rc = mknodat(pfd, name, S_IFREG | 0644, 0);
+    } else {
+        rc = mkdirat(pfd, name, 0755);
+    }
+    if (rc < 0 && errno != EEXIST) {
+        close(pfd);
+        return -1;
+    }
+    fd = openat2_in_root(pfd, name, O_PATH);
+    close(pfd);
+    return fd;
+}
+
+/* May a missing mount point for mounts[i] be created? Only on our own tmpfs
+ * or inside a writable bind: never on a read-only host path. */
+static bool may_create_at(const rf_plan *plan, size_t i)
+{
+    const rf_mount *cover = NULL;
+    size_t best = 0;
+    for (size_t j = 0; j < i; j++) {
+        const rf_mount *m = &plan->mounts[j];
+        size_t len = strlen(m->target);
+        if (m->type != RF_MOUNT_SYMLINK && m->type != RF_MOUNT_RO_SELF &&
+            rf_path_is_beneath(plan->mounts[i].target, m->target) && len >= best) {
+            cover = m;
+            best = len;
+        }
+    }
+    return !cover || cover->type != RF_MOUNT_BIND || cover->writable;
+}
+
+int rf_mount_capture_sources(const rf_plan *plan, int *src_fds, int userns_fd, rf_setup_fail *f)
+{
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        src_fds[i] = -1;
+        if (m->type != RF_MOUNT_BIND)
+            continue;
+        src_fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, m->source,
+                                  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+        if (src_fds[i] < 0)
+            return rf_fail(f, "bind source", m->source);
+        uint64_t attrs = MOUNT_ATTR_NOSUID;
+        if (!m->writable)
+            attrs |= MOUNT_ATTR_RDONLY;
+        if (!m->devices)
+            attrs |= MOUNT_ATTR_NODEV;
+        if (set_attr(src_fds[i], attrs, -1, true) < 0)
+            return rf_fail(f, "set mount attributes", m->source);
+        /* The idmap goes on separately: if this filesystem cannot be
+         * idmapped, the bind still works (files keep their host owner). */
+        if (m->idmap && userns_fd >= 0)
+            (void)set_attr(src_fds[i], MOUNT_ATTR_IDMAP, userns_fd, true);
+    }
+    return 0;
+}
+
+static int mount_one(const rf_plan *plan, size_t i, int rootfd, int src_fd, rf_setup_fail *f)
+{
+    const rf_mount *m = &plan->mounts[i];
+    bool create = may_create_at(plan, i);
+    if (m->type == RF_MOUNT_SYMLINK) {
+        char parent[4096];
+        snprintf(parent, sizeof parent, "%s", m->target);
+        char *slash = strrchr(parent, '/');
+        *slash = '\0';
+        int pfd = open_target(rootfd, *parent ? parent : "/", false, create);
+        if (pfd < 0 || (symlinkat(m->source, pfd, slash + 1) < 0 && errno != EEXIST)) {
+            if (pfd >= 0)
+                close(pfd);
+            return rf_fail(f, "symlink", m->target);
+        }
+        close(pfd);
+        return 0;
+    }
+    bool file = m->type == RF_MOUNT_BIND && !m->source_dir;
+    int tfd = open_target(rootfd, m->target, file, create && m->type != RF_MOUNT_RO_SELF);
+    if (tfd < 0) {
+        if (m->type == RF_MOUNT_RO_SELF && errno == ENOENT)
+            return 0; /* e.g. a /proc entry this kernel lacks */
+        return rf_fail(f, create ? "mount point" : "mount point (inside a read-only bind)", m->target);
+    }
+    int mfd = -1;
+    switch (m->type) {
+    case RF_MOUNT_BIND:
+        mfd = dup(src_fd);
+        break;
+    case RF_MOUNT_TMPFS:
+        mfd = new_tmpfs(m->mode);
+        break;
+    case RF_MOUNT_PROC:
+        mfd = new_fs("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+        break;
+    case RF_MOUNT_DEVPTS: {
+        const char *opts[] = { "ptmxmode", "0666", "mode", "0620", NULL };
+        int fsfd = (int)syscall(SYS_fsopen, "devpts", FSOPEN_CLOEXEC);
+        if (fsfd >= 0) {
+            syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_FLAG, "newinstance", NULL, 0);
+            for (size_t k = 0; opts[k]; k += 2)
+                syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, opts[k], opts[k + 1], 0);
+            if (syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+                mfd = (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+            close(fsfd);
+        }
+        break;
+    }
+    case RF_MOUNT_RO_SELF:
+        mfd = (int)syscall(SYS_open_tree, tfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+        if (mfd >= 0 && set_attr(mfd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, -1, true) < 0) {
+            close(mfd);
+            mfd = -1;
+        }
+        break;
+    case RF_MOUNT_SYMLINK:
+        break;
+    }
+    if (mfd < 0 || attach(mfd, tfd) < 0) {
+        int saved = errno;
+        if (mfd >= 0)
+            close(mfd);
+        close(tfd);
+        errno = saved;
+        return rf_fail(f, m->type == RF_MOUNT_PROC ? "mount /proc" : "mount", m->target);
+    }
+    close(mfd);
+    close(tfd);
+    return 0;
+}
+
+/* Read-only tmpfs mounts (/dev, masks) were filled while writable; seal them. */
+static int seal_readonly_tmpfs(const rf_plan *plan, int rootfd, rf_setup_fail *f)
+{
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        if (m->type != RF_MOUNT_TMPFS || m->writable)
+            continue;
+        int fd = openat2_in_root(rootfd, m->target, O_PATH);
+        if (fd < 0 || set_attr(fd, MOUNT_ATTR_RDONLY, -1, false) < 0) {
+            if (fd >= 0)
+                close(fd);
+            return rf_fail(f, "make read-only", m->target);
+        }
+        close(fd);
+    }
+    return 0;
+}
+
+int rf_mount_build_root(const rf_plan *plan, const int *src_fds, rf_setup_fail *f)
+{
+    /* Nothing we mount may propagate back to the host's mount table. */
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return rf_fail(f, "make mounts private", "/");
+    int rootmnt = new_tmpfs(0755);
+    if (rootmnt < 0)
+        return rf_fail(f, "create root tmpfs", NULL);
+    if (syscall(SYS_move_mount, rootmnt, "", AT_FDCWD, NEWROOT_AT, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+        close(rootmnt);
+        return rf_fail(f, "attach root tmpfs", NEWROOT_AT);
+    }
+    close(rootmnt);
+    int rootfd = open(NEWROOT_AT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0)
+        return rf_fail(f, "open new root", NEWROOT_AT);
+    for (size_t i = 0; i < plan->n_mounts; i++)
+        if (mount_one(plan, i, rootfd, src_fds[i], f) < 0) {
+            close(rootfd);
+            return -1;
+        }
+    if (seal_readonly_tmpfs(plan, rootfd, f) < 0) {
+        close(rootfd);
+        return -1;
+    }
+    /* pivot_root(".", "."): the old root ends up stacked on the new one and
+     * is detached at once, so nothing of the host's tree stays reachable. */
+    if (fchdir(rootfd) < 0 || syscall(SYS_pivot_root, ".", ".") < 0) {
+        close(rootfd);
+        return rf_fail(f, "pivot_root", NEWROOT_AT);
+    }
+    close(rootfd);
+    if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+        return rf_fail(f, "detach old root", "/");
+    struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+    if (syscall(SYS_mount_setattr, AT_FDCWD, "/", 0, &ro, sizeof ro) < 0)
+        return rf_fail(f, "make root read-only", "/");
+    return 0;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "backend/native/report.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* No stdio here: this runs in the child between clone and exec. */
+static void copy_bounded(char *dst, size_t size, const char *src)
+{
+    size_t i = 0;
+    for (; src && src[i] && i + 1 < size; i++)
+        dst[i] = src[i];
+    dst[i] = '\0';
+}
+
+int rf_msg_send(int fd, int type, int errnum, const char *step, const char *detail)
+{
+    struct rf_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = type;
+    m.errnum = errnum;
+    copy_bounded(m.step, sizeof m.step, step);
+    copy_bounded(m.detail, sizeof m.detail, detail);
+    ssize_t n;
+    do
+        n = send(fd, &m, sizeof m, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof m ? 0 : -1;
+}
+
+int rf_msg_send_status(int fd, int status)
+{
+    struct rf_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RF_MSG_EXIT;
+    m.status = status;
+    ssize_t n;
+    do
+        n = send(fd, &m, sizeof m, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof m ? 0 : -1;
+}
+
+int rf_msg_recv(int fd, struct rf_msg *msg)
+{
+    ssize_t n;
+    do
+        n = recv(fd, msg, sizeof *msg, 0);
+    while (n < 0 && errno == EINTR);
+    if (n == 0)
+        return 0;
+    if (n != (ssize_t)sizeof *msg)
+        return -1;
+    msg->step[sizeof msg->step - 1] = '\0';
+    msg->detail[sizeof msg->detail - 1] = '\0';
+    return 1;
+}

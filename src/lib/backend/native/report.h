@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The channel between the caller and the sandbox: one SOCK_SEQPACKET pair.
+ * Child → caller: a setup failure as {step, errno, detail}, an exec
+ * failure, and at the end the command's wait status (so the caller can
+ * tell "exited 130" from "killed by SIGINT"). Caller → child: "go" once
+ * the id maps are written, and "terminate" to stop the whole tree. */
+#pragma once
+#include <stddef.h>
+
+enum rf_msg_type {
+    RF_MSG_GO = 1,          /* caller → child: maps written, start */
+    RF_MSG_TERMINATE,       /* caller → init: SIGTERM every process */
+    RF_MSG_SETUP_ERROR,     /* child → caller: a setup step failed */
+    RF_MSG_EXEC_ERROR,      /* command → caller: execve failed */
+    RF_MSG_EXIT,            /* init → caller: the command's wait status */
+};
+
+struct rf_msg {
+    int type;
+    int errnum;
+    int status;          /* RF_MSG_EXIT: wait status */
+    char step[48];       /* e.g. "mount", "pivot_root" */
+    char detail[400];    /* the path, setting or value involved */
+};
+
+/* Async-signal-safe: used after clone. Return 0 or -1. */
+int rf_msg_send(int fd, int type, int errnum, const char *step, const char *detail);
+int rf_msg_send_status(int fd, int status);
+/* Blocking receive of one message; returns 1, 0 on EOF, -1 on error. */
+int rf_msg_recv(int fd, struct rf_msg *msg);

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The setup child: one linear sequence that reads like the checklist it is.
+ * Once namespaces are half built nothing is recoverable, so every failure is
+ * reported to the caller as {step, errno, detail} and the child _exits with
+ * RF_EXIT_FAILURE; setup failure is never confused with the command's own
+ * exit status. No allocation from here on (see sandbox.h). */
+#include "backend/native/report.h"
+#include "backend/native/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static _Noreturn void die(rf_native_ctx *c, const rf_setup_fail *f)
+{
+    errno = f->errnum;
+    rf_msg_send(c->sock, RF_MSG_SETUP_ERROR, f->errnum, f->step, f->detail);
+    _exit(RF_EXIT_FAILURE);
+}
+
+static int setup_stdio(rf_native_ctx *c, rf_setup_fail *f)
+{
+    for (int i = 0; i < 3; i++)
+        if (c->stdio[i] >= 0 && c->stdio[i] != i && dup2(c->stdio[i], i) < 0)
+            return rf_fail(f, "stdio", NULL);
+    return 0;
+}
+
+/* Close every inherited descriptor above 2 except the ones we still need:
+ * a leaked fd is a hole through every other wall. */
+static int close_inherited(rf_native_ctx *c, rf_setup_fail *f)
+{
+    int keep[2] = { c->sock, c->userns_fd };
+    if (keep[1] >= 0 && keep[1] < keep[0]) {
+        int t = keep[0];
+        keep[0] = keep[1];
+        keep[1] = t;
+    }
+    unsigned lo = 3;
+    for (int i = 0; i < 2; i++) {
+        if (keep[i] < 0)
+            continue;
+        if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0) < 0)
+            return rf_fail(f, "close inherited descriptors", NULL);
+        lo = (unsigned)keep[i] + 1;
+    }
+    if (syscall(SYS_close_range, lo, UINT_MAX, 0) < 0)
+        return rf_fail(f, "close inherited descriptors", NULL);
+    return 0;
+}
+
+/* Wait for the caller's "go" (it writes our id maps first). EOF means the
+ * caller died before we started: then nobody would ever wait for us. */
+static int wait_for_go(rf_native_ctx *c, rf_setup_fail *f)
+{
+    struct rf_msg m;
+    if (rf_msg_recv(c->sock, &m) != 1 || m.type != RF_MSG_GO) {
+        errno = ECANCELED;
+        return rf_fail(f, "wait for the caller", NULL);
+    }
+    return 0;
+}
+
+/* The parent-death signal is cleared by every credential change, so it is
+ * set again after the last one, then the caller is checked to still be
+ * there (it could have died in between). */
+static int die_with_caller(rf_native_ctx *c, rf_setup_fail *f)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        return rf_fail(f, "set parent-death signal", NULL);
+    struct pollfd p = { .fd = c->sock, .events = POLLIN };
+    if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR))) {
+        errno = ECANCELED;
+        return rf_fail(f, "caller gone", NULL);
+    }
+    return 0;
+}
+
+static int set_hostname(const rf_plan *plan, rf_setup_fail *f)
+{
+    if (sethostname(plan->hostname, strlen(plan->hostname)) < 0 ||
+        setdomainname("(none)", 6) < 0)
+        return rf_fail(f, "set hostname", plan->hostname);
+    return 0;
+}
+
+/* Root caller: leave real root for the mapped user namespace, where uid 0
+ * is an unprivileged host id and the namespaces built above are owned by
+ * the host's user namespace, hence out of the sandbox's reach for good. */
+static int enter_mapped_identity(rf_native_ctx *c, rf_setup_fail *f)
+{
+    if (c->userns_fd < 0)
+        return 0;
+    if (setns(c->userns_fd, CLONE_NEWUSER) < 0)
+        return rf_fail(f, "enter the mapped user namespace", NULL);
+    close(c->userns_fd);
+    c->userns_fd = -1;
+    if (setresgid(c->plan->gid_inside, c->plan->gid_inside, c->plan->gid_inside) < 0 ||
+        setresuid(c->plan->uid_inside, c->plan->uid_inside, c->plan->uid_inside) < 0)
+        return rf_fail(f, "switch to the mapped identity", NULL);
+    return 0;
+}
+
+static int block_signals(sigset_t *old, rf_setup_fail *f)
+{
+    sigset_t all;
+    sigfillset(&all);
+    if (sigprocmask(SIG_SETMASK, &all, old) < 0)
+        return rf_fail(f, "block signals", NULL);
+    return 0;
+}
+
+static _Noreturn void exec_command(rf_native_ctx *c, const sigset_t *mask)
+{
+    const rf_plan *plan = c->plan;
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    (void)mask;
+    execve(plan->exec_path, plan->argv, plan->env);
+    int e = errno;
+    rf_msg_send(c->sock, RF_MSG_EXEC_ERROR, e, "execve", plan->exec_path);
+    _exit(e == ENOENT ? RF_EXIT_NOT_FOUND : RF_EXIT_CANNOT_EXEC);
+}
+
+_Noreturn void rf_sandbox_child(rf_native_ctx *c)
+{
+    const rf_plan *plan = c->plan;
+    rf_setup_fail f = { 0 };
+    sigset_t oldmask;
+
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || setup_stdio(c, &f) < 0 ||
+        close_inherited(c, &f) < 0 || wait_for_go(c, &f) < 0)
+        die(c, &f);
+    /* Mounts: sources first (they may live under /tmp, which the new root
+     * is attached over), then the root, then pivot_root. */
+    if (rf_mount_capture_sources(plan, c->src_fds, c->userns_fd, &f) < 0 ||
+        rf_mount_build_root(plan, c->src_fds, &f) < 0)
+        die(c, &f);
+    for (size_t i = 0; i < plan->n_mounts; i++)
+        if (c->src_fds[i] >= 0)
+            close(c->src_fds[i]);
+    if (set_hostname(plan, &f) < 0)
+        die(c, &f);
+    if ((plan->clone_flags & CLONE_NEWNET) && rf_net_loopback_up(&f) < 0)
+        die(c, &f);
+    /* Identity before chdir: the working directory is entered with the
+     * permissions the command will have. */
+    if (enter_mapped_identity(c, &f) < 0 || die_with_caller(c, &f) < 0)
+        die(c, &f);
+    if (chdir(plan->cwd) < 0 && rf_fail(&f, "enter working directory", plan->cwd) < 0)
+        die(c, &f);
+    /* A new session: no controlling terminal, so no TIOCSTI injection into
+     * the caller's terminal and no job-control signals from it. */
+    if (setsid() < 0 && rf_fail(&f, "setsid", NULL) < 0)
+        die(c, &f);
+    /* Capabilities and no_new_privs, then Landlock, then seccomp last: the
+     * filter would otherwise forbid the calls the steps before it need. */
+    if (rf_caps_drop_all(&f) < 0)
+        die(c, &f);
+    /* Forwarded signals and SIGCHLD stay blocked from here on, so none is
+     * lost between fork and init's signalfd. */
+    if (block_signals(&oldmask, &f) < 0)
+        die(c, &f);
+    pid_t cmd = fork();
+    if (cmd < 0 && rf_fail(&f, "fork the command", NULL) < 0)
+        die(c, &f);
+    if (cmd == 0)
+        exec_command(c, &oldmask);
+    rf_init_run(cmd, c->sock);
+}

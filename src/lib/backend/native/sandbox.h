@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The native backend: namespaces, a tmpfs root, pivot_root, capabilities
+ * dropped, no_new_privs, Landlock, seccomp, and a small init as pid 1.
+ * Internal to libringfence. */
+#pragma once
+#include "plan/plan.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* A setup step that failed in the child: sent to the caller as is. */
+typedef struct rf_setup_fail {
+    int errnum;
+    const char *step;
+    char detail[400];
+} rf_setup_fail;
+
+/* Everything the setup child needs, prepared by the caller before clone so
+ * the child never allocates (the caller may be multi-threaded). */
+typedef struct rf_native_ctx {
+    const rf_plan *plan;
+    int sock;        /* child's end of the report channel */
+    int userns_fd;   /* root caller: the mapped user namespace to enter, else -1 */
+    int *src_fds;    /* one per plan mount, filled in the child */
+    int stdio[3];    /* -1: inherit */
+    const void *seccomp_bpf; /* compiled by the caller, or NULL */
+    size_t seccomp_len;
+} rf_native_ctx;
+
+/* Record errno, step and detail in *f; returns -1. */
+int rf_fail(rf_setup_fail *f, const char *step, const char *detail);
+
+/* mount.c */
+int rf_mount_capture_sources(const rf_plan *plan, int *src_fds, int userns_fd, rf_setup_fail *f);
+int rf_mount_build_root(const rf_plan *plan, const int *src_fds, rf_setup_fail *f);
+
+/* caps.c: drop every capability (bounding, ambient, inheritable, permitted,
+ * effective), lock the securebits so root inside cannot regain any on
+ * exec, and set no_new_privs. */
+int rf_caps_drop_all(rf_setup_fail *f);
+
+/* net.c: bring the loopback interface up in a fresh network namespace. */
+int rf_net_loopback_up(rf_setup_fail *f);
+
+/* userns.c */
+int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host,
+                         rf_error **err);
+/* A user namespace mapping uid_in→uid_host, for a root caller (idmapped
+ * binds and the identity the sandbox enters). Returns an fd or -1. */
+int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host, rf_error **err);
+
+/* sandbox.c: the setup sequence; never returns. */
+_Noreturn void rf_sandbox_child(rf_native_ctx *ctx);
+
+/* init.c: pid 1 of the sandbox; reaps, forwards signals, reports and exits
+ * with the command's status. Never returns. */
+_Noreturn void rf_init_run(pid_t command, int sock);
+
+/* spawn.c */
+rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The caller's half of the native backend: prepare what the child needs,
+ * clone3 into the namespaces, write the id maps, say "go". */
+#include "backend/native/report.h"
+#include "backend/native/sandbox.h"
+#include "proc/proc.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The instance directories are the only thing ringfence creates on the
+ * host. A symlink planted in their place is refused, not followed. */
+static int make_instance_dirs(const rf_plan *plan, rf_error **err)
+{
+    for (size_t i = 0; plan->instance_dirs && plan->instance_dirs[i]; i++) {
+        const char *dir = plan->instance_dirs[i];
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+            return rf_error_set(err, errno, "create instance directory %s", dir),
+                   rf_error_hint_set(err, "set RINGFENCE_HOME to a writable directory");
+        struct stat st;
+        if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+            return rf_error_set(err, ENOTDIR, "instance directory %s", dir),
+                   rf_error_hint_set(err, "remove %s or set RINGFENCE_HOME elsewhere", dir);
+    }
+    return 0;
+}
+
+static int clone_error(int e, rf_error **err)
+{
+    rf_error_set(err, e, "cannot create the sandbox's namespaces");
+    if (e == EPERM || e == ENOSPC || e == EINVAL)
+        rf_error_hint_set(err, "this kernel does not let unprivileged users create user namespaces. Enable "
+                               "them (Debian/Ubuntu: sysctl -w kernel.unprivileged_userns_clone=1; Ubuntu 24.04+: "
+                               "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; everywhere: "
+                               "user.max_user_namespaces > 0), or run 'ringfence doctor'");
+    return -1;
+}
+
+rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
+{
+    if (make_instance_dirs(plan, err) < 0)
+        return NULL;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+        rf_error_set(err, errno, "socketpair");
+        return NULL;
+    }
+    _cleanup_free_ int *src_fds = calloc(plan->n_mounts + 1, sizeof(int));
+    int userns_fd = -1;
+    if (plan->caller_is_root)
+        userns_fd = rf_userns_create_mapped(plan->uid_inside, plan->uid_host, plan->gid_inside,
+                                            plan->gid_host, err);
+    if (!src_fds || (plan->caller_is_root && userns_fd < 0)) {
+        if (!src_fds)
+            rf_error_set(err, ENOMEM, "spawn");
+        close(sv[0]);
+        close(sv[1]);
+        return NULL;
+    }
+    rf_native_ctx ctx = { .plan = plan, .sock = sv[1], .userns_fd = userns_fd, .src_fds = src_fds,
+                          .stdio = { -1, -1, -1 } };
+    if (stdio)
+        memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
+
+    int pidfd = -1;
+    uint64_t flags = (uint64_t)plan->clone_flags | CLONE_PIDFD;
+    if (plan->caller_is_root)
+        flags &= ~(uint64_t)CLONE_NEWUSER; /* entered later, see sandbox.c */
+    struct clone_args args = { .flags = flags, .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
+    pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
+    if (pid == 0)
+        rf_sandbox_child(&ctx);
+    int e = errno;
+    close(sv[1]);
+    if (userns_fd >= 0)
+        close(userns_fd);
+    if (pid < 0) {
+        close(sv[0]);
+        clone_error(e, err);
+        return NULL;
+    }
+    rf_proc *proc = rf_proc_new(pid, pidfd, sv[0], &plan->limits);
+    if (!proc) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        rf_error_set(err, ENOMEM, "spawn");
+        return NULL;
+    }
+    if (!plan->caller_is_root &&
+        rf_userns_write_maps(pid, plan->uid_inside, plan->uid_host, plan->gid_inside, plan->gid_host, err) < 0) {
+        rf_error_prefix(err, "map the user namespace");
+        rf_proc_free(proc);
+        return NULL;
+    }
+    if (rf_msg_send(sv[0], RF_MSG_GO, 0, NULL, NULL) < 0) {
+        rf_error_set(err, errno, "start the sandbox");
+        rf_proc_free(proc);
+        return NULL;
+    }
+    return proc;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "backend/native/sandbox.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int write_file(const char *path, const char *text, rf_error **err)
+{
+    _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return rf_error_set(err, errno, "open %s", path);
+    size_t len = strlen(text);
+    if (write(fd, text, len) != (ssize_t)len)
+        return rf_error_set(err, errno, "write %s (\"%s\")", path, text);
+    return 0;
+}
+
+int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host,
+                         rf_error **err)
+{
+    char path[64], map[64];
+    /* setgroups must be denied before an unprivileged gid_map write, and
+     * denying it also stops the sandbox from dropping a group that guards
+     * a file against it ("negative" group permissions). */
+    snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
+    if (write_file(path, "deny", err) < 0)
+        return -1;
+    snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid_in, (unsigned)uid_host);
+    if (write_file(path, map, err) < 0)
+        return -1;
+    snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid_in, (unsigned)gid_host);
+    return write_file(path, map, err);
+}
+
+int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host, rf_error **err)
+{
+    int sync[2];
+    if (pipe2(sync, O_CLOEXEC) < 0)
+        return rf_error_set(err, errno, "pipe");
+    struct clone_args args = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
+    pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
+    if (pid < 0) {
+        close(sync[0]);
+        close(sync[1]);
+        return rf_error_set(err, errno, "create a user namespace for the id mapping");
+    }
+    if (pid == 0) {
+        /* Hold the namespace alive until the caller has opened it. */
+        char c;
+        close(sync[1]);
+        (void)!read(sync[0], &c, 1);
+        _exit(0);
+    }
+    close(sync[0]);
+    int fd = -1;
+    if (rf_userns_write_maps(pid, uid_in, uid_host, gid_in, gid_host, err) == 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            rf_error_set(err, errno, "open %s", path);
+    }
+    close(sync[1]);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    return fd;
+}

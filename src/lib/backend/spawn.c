@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rf_spawn: hand the plan to the backend it names. */
+#include "backend/native/sandbox.h"
+#include "util/error.h"
+
+RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
+{
+    switch (plan->backend) {
+    case RF_BACKEND_NATIVE:
+        return rf_native_spawn(plan, stdio, err);
+    default:
+        rf_error_set(err, 0, "backend '%s' is not available", rf_backend_name(plan->backend));
+        return NULL;
+    }
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rf_plan_build: turn a resolved policy and a command into the concrete
+ * plan every backend executes. Pure except for looking at the host
+ * filesystem (which system paths exist, where the executable is). */
+#include "plan/plan.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RF_MAX_ARGS 65536
+
+static int cmp_mount_target(const void *a, const void *b)
+{
+    return strcmp(((const rf_mount *)a)->target, ((const rf_mount *)b)->target);
+}
+
+static void set_identity(rf_plan *plan, const rf_policy *policy)
+{
+    plan->uid_inside = plan->uid_host = getuid();
+    plan->gid_inside = plan->gid_host = getgid();
+    plan->caller_is_root = plan->uid_host == 0;
+    if (plan->caller_is_root) {
+        plan->uid_host = policy->map_root_to;
+        plan->gid_host = (gid_t)policy->map_root_to;
+    }
+}
+
+static int set_namespaces(rf_plan *plan)
+{
+    plan->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                        CLONE_NEWCGROUP;
+    if (plan->network == RF_NET_NONE)
+        plan->clone_flags |= CLONE_NEWNET;
+    plan->hostname = "ringfence";
+    return 0;
+}
+
+/* The user's binds (workspace, instance, exposes), parents before children
+ * so every mount point is created on something already mounted. */
+static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    size_t first = plan->n_mounts;
+    _cleanup_free_ char *user_env = NULL;
+    if (asprintf(&user_env, "%s/runtime-user-env", policy->instance_root) < 0)
+        return rf_error_set(err, ENOMEM, "plan");
+    if (rf_plan_add_mount(plan, RF_MOUNT_BIND, policy->workspace, policy->workspace, true, "workspace", err) < 0 ||
+        rf_plan_add_mount(plan, RF_MOUNT_BIND, user_env, user_env, true, "instance", err) < 0)
+        return -1;
+    plan->mounts[plan->n_mounts - 1].source_dir = true; /* created at start */
+    for (size_t i = 0; i < policy->n_exposes; i++) {
+        const rf_expose *e = &policy->exposes[i];
+        if (rf_plan_add_mount(plan, RF_MOUNT_BIND, e->source, e->target, e->mode == RF_ACCESS_RW, "expose", err) < 0)
+            return -1;
+    }
+    qsort(plan->mounts + first, plan->n_mounts - first, sizeof(rf_mount), cmp_mount_target);
+    for (size_t i = first; i < plan->n_mounts; i++)
+        plan->mounts[i].idmap = plan->caller_is_root;
+    return 0;
+}
+
+/* Protected paths that exist are bound read-only over themselves, so the
+ * sandbox cannot rewrite its own workspace policy or plant git hooks. */
+static int add_protected(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
+        _cleanup_free_ char *p = rf_path_join(policy->workspace, policy->protected_paths[i]);
+        struct stat st;
+        if (!p || !rf_path_is_beneath(p, policy->workspace) || lstat(p, &st) < 0 || S_ISLNK(st.st_mode))
+            continue;
+        if (rf_plan_add_mount(plan, RF_MOUNT_RO_SELF, NULL, p, false, "protected", err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int set_cwd(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    if (policy->chdir) {
+        if (!rf_plan_path_visible(plan, policy->chdir, NULL))
+            return rf_error_set(err, 0, "--chdir %s: not inside the workspace or an exposed path", policy->chdir),
+                   rf_error_hint_set(err, "choose a directory inside %s, or --expose it", policy->workspace);
+        plan->cwd = strdup(policy->chdir);
+    } else if (policy->caller_cwd && rf_path_is_beneath(policy->caller_cwd, policy->workspace)) {
+        plan->cwd = strdup(policy->caller_cwd);
+    } else {
+        plan->cwd = strdup(policy->workspace);
+    }
+    return plan->cwd ? 0 : rf_error_set(err, ENOMEM, "plan");
+}
+
+/* Landlock rules mirror the mounts: what is mounted read-only may be read
+ * and executed, what is mounted read-write may be written, nothing else. */
+static int add_rules(rf_plan *plan, rf_error **err)
+{
+    plan->rules = calloc(plan->n_mounts + 1, sizeof(rf_plan_rule));
+    if (!plan->rules)
+        return rf_error_set(err, ENOMEM, "plan");
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        if (m->type == RF_MOUNT_SYMLINK || m->type == RF_MOUNT_RO_SELF ||
+            (m->type == RF_MOUNT_TMPFS && !m->writable && strcmp(m->target, "/dev") != 0))
+            continue;
+        rf_plan_rule *r = &plan->rules[plan->n_rules++];
+        r->path = strdup(m->target);
+        r->write = m->writable;
+        if (!r->path)
+            return rf_error_set(err, ENOMEM, "plan");
+    }
+    return 0;
+}
+
+static int check_argv(char *const argv[], rf_error **err)
+{
+    if (!argv || !argv[0] || !argv[0][0])
+        return rf_error_set(err, 0, "no command given"),
+               rf_error_hint_set(err, "put the command after --, e.g. ringfence run -- sh");
+    size_t n = 0;
+    while (argv[n])
+        if (++n > RF_MAX_ARGS)
+            return rf_error_set(err, E2BIG, "too many arguments (more than %d)", RF_MAX_ARGS);
+    return 0;
+}
+
+RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf_error **err)
+{
+    if (check_argv(argv, err) < 0)
+        return NULL;
+    if (policy->backend != RF_BACKEND_NATIVE) {
+        rf_error_set(err, 0, "backend %d is not available in this build", (int)policy->backend);
+        return NULL;
+    }
+    rf_plan *plan = calloc(1, sizeof(*plan));
+    if (!plan) {
+        rf_error_set(err, ENOMEM, "plan");
+        return NULL;
+    }
+    plan->backend = policy->backend;
+    plan->network = policy->network;
+    plan->limits = policy->limits;
+    plan->landlock = policy->landlock;
+    plan->seccomp = policy->seccomp;
+    plan->argv = rf_strv_copy(argv);
+    plan->instance_root = strdup(policy->instance_root);
+    plan->seccomp_deny = rf_strv_copy(policy->seccomp_deny);
+    plan->seccomp_allow = rf_strv_copy(policy->seccomp_allow);
+    plan->warnings = rf_strv_copy(policy->warnings);
+    set_identity(plan, policy);
+    set_namespaces(plan);
+    if (!plan->argv || !plan->instance_root || !plan->seccomp_deny || !plan->seccomp_allow || !plan->warnings) {
+        rf_error_set(err, ENOMEM, "plan");
+        goto fail;
+    }
+    if (rf_plan_add_system_mounts(plan, err) < 0 || add_user_mounts(plan, policy, err) < 0 ||
+        add_protected(plan, policy, err) < 0 || set_cwd(plan, policy, err) < 0 ||
+        rf_plan_build_env(plan, policy, err) < 0 || rf_plan_resolve_exec(plan, policy, err) < 0 ||
+        add_rules(plan, err) < 0)
+        goto fail;
+    return plan;
+fail:
+    rf_plan_free(plan);
+    return NULL;
+}
+
+RF_EXPORT void rf_plan_free(rf_plan *plan)
+{
+    if (!plan)
+        return;
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        free(plan->mounts[i].source);
+        free(plan->mounts[i].target);
+    }
+    free(plan->mounts);
+    for (size_t i = 0; i < plan->n_rules; i++)
+        free(plan->rules[i].path);
+    free(plan->rules);
+    rf_strv_free(plan->argv);
+    rf_strv_free(plan->env);
+    rf_strv_free(plan->instance_dirs);
+    rf_strv_free(plan->seccomp_deny);
+    rf_strv_free(plan->seccomp_allow);
+    rf_strv_free(plan->warnings);
+    free(plan->exec_path);
+    free(plan->cwd);
+    free(plan->instance_root);
+    free(plan);
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The plan: what will happen, concretely. It is the single input of every
+ * backend, so all backends enforce the same thing, and it can be printed
+ * (`ringfence plan`). Built from a resolved policy by rf_plan_build(). */
+#pragma once
+#include "policy/policy.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+typedef enum {
+    RF_MOUNT_TMPFS,   /* a fresh tmpfs at target */
+    RF_MOUNT_BIND,    /* bind the host path source (recursively) at target */
+    RF_MOUNT_PROC,    /* a fresh procfs of the sandbox's pid namespace */
+    RF_MOUNT_DEVPTS,  /* a new devpts instance (its own ptys only) */
+    RF_MOUNT_SYMLINK, /* create a symlink at target whose text is source */
+    RF_MOUNT_RO_SELF, /* make the already-mounted target read-only */
+} rf_mount_type;
+
+typedef struct rf_mount {
+    rf_mount_type type;
+    char *source;    /* host path (BIND), link text (SYMLINK), else NULL */
+    char *target;    /* absolute path inside the sandbox */
+    bool writable;
+    bool devices;    /* keep device nodes usable (the /dev binds) */
+    bool idmap;      /* root caller: host-root files appear as the sandbox user's */
+    bool source_dir; /* BIND: the source is a directory */
+    unsigned mode;   /* TMPFS: permission bits of the root directory */
+    const char *why; /* "system", "etc", "proc", "dev", "tmp", "workspace",
+                        "instance", "expose", "executable", "protected" */
+} rf_mount;
+
+/* A Landlock rule mirroring the mounts: read/execute beneath, or full access. */
+typedef struct rf_plan_rule {
+    char *path;
+    bool write;
+} rf_plan_rule;
+
+struct rf_plan {
+    rf_backend_kind backend;
+    int clone_flags;    /* CLONE_NEW* namespaces to create */
+    rf_net_mode network;
+    const char *hostname;
+
+    /* Identity. A root caller is never mapped to host root (uid 0 on the host
+     * can write host-wide sysctls through /proc/sys even without any
+     * capability): inside it stays uid 0 but the host sees map_root_to. */
+    bool caller_is_root;
+    uid_t uid_inside, uid_host;
+    gid_t gid_inside, gid_host;
+
+    rf_mount *mounts;
+    size_t n_mounts;
+    rf_plan_rule *rules; /* Landlock rules derived from the mounts */
+    size_t n_rules;
+
+    char **argv;      /* as given */
+    char *exec_path;  /* absolute path that will be executed */
+    char **env;       /* the complete environment of the command */
+    char *cwd;        /* working directory inside */
+    char *instance_root;
+    char **instance_dirs; /* created (0700) before start */
+
+    rf_limits limits;
+    rf_landlock_mode landlock;
+    rf_seccomp_profile seccomp;
+    char **seccomp_deny;
+    char **seccomp_allow;
+    char **warnings;
+};
+
+/* Default PATH inside the sandbox. */
+#define RF_SAFE_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+
+/* plan_mounts.c: the system part of the root (usr, etc, proc, dev, tmp). */
+int rf_plan_add_system_mounts(rf_plan *plan, rf_error **err);
+/* Append one mount; strings are copied. */
+int rf_plan_add_mount(rf_plan *plan, rf_mount_type type, const char *source, const char *target,
+                      bool writable, const char *why, rf_error **err);
+/* Find the mount whose target is the deepest prefix of path (NULL: the root tmpfs). */
+const rf_mount *rf_plan_mount_covering(const rf_plan *plan, const char *path);
+/* Is path visible inside the sandbox under some bind? (for cwd, exec checks) */
+bool rf_plan_path_visible(const rf_plan *plan, const char *path, bool *writable);
+
+/* plan_env.c: the clean environment and the instance directories. */
+int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err);
+
+/* plan_exec.c: find the executable as the sandbox will. */
+int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err);
+const char *rf_backend_name(rf_backend_kind b);

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The command's environment: cleared, then a fixed safe PATH, the caller's
+ * locale and terminal type, the user's name, and a redirected user
+ * environment (HOME, TMPDIR, XDG_*) inside the instance root, as seeds 000
+ * and 002 describe. Everything added by the policy shows in the plan. */
+#include "plan/plan.h"
+#include "util/error.h"
+#include "util/strv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Directories below the instance root, created 0700 before a start. */
+static const char *const instance_subdirs[] = {
+    "", "skills", "logs", "cache", "state", "runtime-user-env",
+    "runtime-user-env/.config", "runtime-user-env/.cache", "runtime-user-env/.local",
+    "runtime-user-env/.local/state", "runtime-user-env/.local/share",
+    "runtime-user-env/.runtime", "runtime-user-env/tmp",
+};
+
+static const struct { const char *key, *sub; } user_env[] = {
+    { "HOME", "" },
+    { "TMPDIR", "/tmp" },
+    { "XDG_CONFIG_HOME", "/.config" },
+    { "XDG_CACHE_HOME", "/.cache" },
+    { "XDG_STATE_HOME", "/.local/state" },
+    { "XDG_DATA_HOME", "/.local/share" },
+    { "XDG_RUNTIME_DIR", "/.runtime" },
+};
+
+static int env_set_path(rf_plan *plan, const char *key, const char *base, const char *sub)
+{
+    char *value = NULL;
+    if (asprintf(&value, "%s%s", base, sub) < 0)
+        return -1;
+    int rc = rf_strv_env_set(&plan->env, key, value);
+    free(value);
+    return rc;
+}
+
+static int add_instance_dirs(rf_plan *plan)
+{
+    for (size_t i = 0; i < sizeof instance_subdirs / sizeof instance_subdirs[0]; i++) {
+        char *dir = NULL;
+        if (asprintf(&dir, "%s%s%s", plan->instance_root, *instance_subdirs[i] ? "/" : "",
+                     instance_subdirs[i]) < 0 ||
+            rf_strv_push_take(&plan->instance_dirs, dir) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    char *user_env_dir = NULL;
+    if (asprintf(&user_env_dir, "%s/runtime-user-env", policy->instance_root) < 0)
+        return rf_error_set(err, ENOMEM, "plan");
+    plan->env = calloc(1, sizeof(char *));
+    int rc = plan->env ? 0 : -1;
+    if (rc == 0)
+        rc = rf_strv_env_set(&plan->env, "PATH", RF_SAFE_PATH);
+    for (size_t i = 0; rc == 0 && i < sizeof user_env / sizeof user_env[0]; i++)
+        rc = env_set_path(plan, user_env[i].key, user_env_dir, user_env[i].sub);
+    if (rc == 0 && policy->user)
+        rc = rf_strv_env_set(&plan->env, "USER", policy->user) ||
+             rf_strv_env_set(&plan->env, "LOGNAME", policy->user);
+    /* Kept from the caller, then set explicitly: later entries win. */
+    for (size_t i = 0; rc == 0 && policy->env_keep && policy->env_keep[i]; i++) {
+        char *kv = policy->env_keep[i], *eq = strchr(kv, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        rc = rf_strv_env_set(&plan->env, kv, eq + 1);
+        *eq = '=';
+    }
+    for (size_t i = 0; rc == 0 && policy->env_set && policy->env_set[i]; i++) {
+        char *kv = policy->env_set[i], *eq = strchr(kv, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        rc = rf_strv_env_set(&plan->env, kv, eq + 1);
+        *eq = '=';
+    }
+    if (rc == 0)
+        rc = add_instance_dirs(plan);
+    free(user_env_dir);
+    if (rc != 0)
+        return rf_error_set(err, ENOMEM, "plan: environment");
+    return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Find the executable the way the sandbox will, before anything starts, so
+ * "not found" and "not executable" are reported as 127 and 126 with the
+ * name, and an executable that lives outside the system directories gets
+ * its directory exposed read-only (seed 000). Absolute paths in the other
+ * arguments are never exposed automatically: the user exposes them. */
+#include "plan/plan.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool is_executable_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Search a PATH-style list on the host; returns a malloc'd absolute path. */
+static char *search_path(const char *name, const char *path_list)
+{
+    if (!path_list)
+        return NULL;
+    _cleanup_free_ char *copy = strdup(path_list);
+    if (!copy)
+        return NULL;
+    char *save = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        if (dir[0] != '/')
+            continue; /* a relative PATH entry would depend on the cwd */
+        char *cand = rf_path_join(dir, name);
+        if (cand && is_executable_file(cand))
+            return cand;
+        free(cand);
+    }
+    return NULL;
+}
+
+static int check_candidate(const char *path, const char *name, rf_error **err)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return rf_error_set_code(err, RF_EXIT_NOT_FOUND, 0, "command not found: %s", name);
+    if (S_ISDIR(st.st_mode))
+        return rf_error_set_code(err, RF_EXIT_CANNOT_EXEC, 0, "%s is a directory, not a command", path);
+    if (access(path, X_OK) < 0)
+        return rf_error_set_code(err, RF_EXIT_CANNOT_EXEC, 0, "%s is not executable", path),
+               rf_error_hint_set(err, "chmod +x %s, or run it through its interpreter", path);
+    return 0;
+}
+
+int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    const char *name = plan->argv[0];
+    char *found = NULL;
+    if (strchr(name, '/')) {
+        found = rf_path_join(plan->cwd, name);
+    } else {
+        const char *sandbox_path = rf_strv_env_get(plan->env, "PATH");
+        found = search_path(name, sandbox_path ? sandbox_path + 5 : RF_SAFE_PATH);
+        if (!found)
+            found = search_path(name, policy->caller_path);
+        if (!found)
+            return rf_error_set_code(err, RF_EXIT_NOT_FOUND, 0, "command not found: %s", name),
+                   rf_error_hint_set(err, "give its absolute path, or --expose the directory that holds it");
+    }
+    if (!found)
+        return rf_error_set(err, ENOMEM, "plan");
+    if (check_candidate(found, name, err) < 0) {
+        free(found);
+        return -1;
+    }
+    plan->exec_path = found;
+    if (!rf_plan_path_visible(plan, found, NULL)) {
+        _cleanup_free_ char *dir = strdup(found);
+        if (!dir)
+            return rf_error_set(err, ENOMEM, "plan");
+        const char *parent = dirname(dir);
+        if (rf_plan_add_mount(plan, RF_MOUNT_BIND, parent, parent, false, "executable", err) < 0)
+            return -1;
+        plan->mounts[plan->n_mounts - 1].idmap = plan->caller_is_root;
+    }
+    return 0;
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The plan as JSON: what `ringfence plan` prints and what debug logging
+ * shows before every start ("linux isolation mount plan", seed 000). */
+#include "plan/plan.h"
+
+#include <jansson.h>
+#include <sched.h>
+#include <stdlib.h>
+
+static const char *mount_type_name(rf_mount_type t)
+{
+    switch (t) {
+    case RF_MOUNT_TMPFS: return "tmpfs";
+    case RF_MOUNT_BIND: return "bind";
+    case RF_MOUNT_PROC: return "proc";
+    case RF_MOUNT_DEVPTS: return "devpts";
+    case RF_MOUNT_SYMLINK: return "symlink";
+    case RF_MOUNT_RO_SELF: return "remount-ro";
+    }
+    return "?";
+}
+
+const char *rf_backend_name(rf_backend_kind b)
+{
+    static const char *const names[] = { "native", "landlock", "auto", "bwrap", "firejail", "container", "none" };
+    return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "?";
+}
+
+static json_t *strv_json(char *const *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; v && v[i]; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+static json_t *namespaces_json(const rf_plan *plan)
+{
+    static const struct { int flag; const char *name; } ns[] = {
+        { CLONE_NEWUSER, "user" }, { CLONE_NEWNS, "mount" }, { CLONE_NEWPID, "pid" },
+        { CLONE_NEWIPC, "ipc" },   { CLONE_NEWUTS, "uts" },  { CLONE_NEWNET, "net" },
+        { CLONE_NEWCGROUP, "cgroup" },
+    };
+    json_t *a = json_array();
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        if (plan->clone_flags & ns[i].flag)
+            json_array_append_new(a, json_string(ns[i].name));
+    return a;
+}
+
+static json_t *mounts_json(const rf_plan *plan)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "type", json_string(mount_type_name(m->type)));
+        if (m->source)
+            json_object_set_new(o, m->type == RF_MOUNT_SYMLINK ? "link" : "source", json_string(m->source));
+        json_object_set_new(o, "target", json_string(m->target));
+        if (m->type != RF_MOUNT_SYMLINK)
+            json_object_set_new(o, "mode", json_string(m->writable ? "rw" : "ro"));
+        if (m->idmap)
+            json_object_set_new(o, "idmap", json_true());
+        json_object_set_new(o, "why", json_string(m->why));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *identity_json(const rf_plan *plan)
+{
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I}", "uid", (json_int_t)plan->uid_inside, "gid",
+                          (json_int_t)plan->gid_inside, "host_uid", (json_int_t)plan->uid_host,
+                          "host_gid", (json_int_t)plan->gid_host);
+    if (plan->caller_is_root)
+        json_object_set_new(o, "note",
+                            json_string("caller is root: mapped to an unprivileged host id, never host root"));
+    return o;
+}
+
+static json_t *limits_json(const rf_plan *plan)
+{
+    const rf_limits *l = &plan->limits;
+    json_t *o = json_object();
+    json_object_set_new(o, "memory_bytes", l->memory_bytes ? json_integer((json_int_t)l->memory_bytes) : json_null());
+    json_object_set_new(o, "pids", l->pids ? json_integer((json_int_t)l->pids) : json_null());
+    json_object_set_new(o, "cpu", l->cpu > 0 ? json_real(l->cpu) : json_null());
+    json_object_set_new(o, "timeout_seconds", l->timeout_s > 0 ? json_real(l->timeout_s) : json_null());
+    json_object_set_new(o, "kill_grace_seconds", json_real(l->kill_grace_s));
+    return o;
+}
+
+static json_t *rules_json(const rf_plan *plan)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < plan->n_rules; i++)
+        json_array_append_new(a, json_pack("{s:s, s:s}", "path", plan->rules[i].path, "access",
+                                           plan->rules[i].write ? "read-write" : "read-execute"));
+    return a;
+}
+
+RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
+{
+    static const char *const landlock[] = { "best-effort", "required", "off" };
+    static const char *const seccomp[] = { "default", "strict", "off" };
+    json_t *o = json_object();
+    json_object_set_new(o, "backend", json_string(rf_backend_name(plan->backend)));
+    json_object_set_new(o, "namespaces", namespaces_json(plan));
+    json_object_set_new(o, "network", json_string(plan->network == RF_NET_HOST ? "host" : "none"));
+    json_object_set_new(o, "hostname", json_string(plan->hostname));
+    json_object_set_new(o, "identity", identity_json(plan));
+    json_object_set_new(o, "argv", strv_json(plan->argv));
+    json_object_set_new(o, "exec", json_string(plan->exec_path));
+    json_object_set_new(o, "cwd", json_string(plan->cwd));
+    json_object_set_new(o, "env", strv_json(plan->env));
+    json_object_set_new(o, "mounts", mounts_json(plan));
+    json_object_set_new(o, "instance_root", json_string(plan->instance_root));
+    json_object_set_new(o, "limits", limits_json(plan));
+    json_object_set_new(o, "landlock", json_pack("{s:s, s:o}", "mode", landlock[plan->landlock], "rules",
+                                                 rules_json(plan)));
+    json_object_set_new(o, "seccomp", json_pack("{s:s, s:o, s:o}", "profile", seccomp[plan->seccomp], "deny",
+                                                strv_json(plan->seccomp_deny), "allow",
+                                                strv_json(plan->seccomp_allow)));
+    json_object_set_new(o, "session", json_string("new (setsid): no access to the caller's terminal"));
+    json_object_set_new(o, "warnings", strv_json(plan->warnings));
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return s;
+}
+
+RF_EXPORT char *const *rf_plan_warnings(const rf_plan *plan)
+{
+    return plan->warnings;
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The system part of the sandbox root: /usr and the merged-/usr links
+ * read-only, a curated read-only /etc, a fresh /proc with its dangerous
+ * corners read-only, a minimal /dev and a private /tmp. */
+#include "plan/plan.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/path.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What common tools need from /etc. Never shadow, gshadow, sudoers, ssh,
+ * subuid/subgid or anything with secrets; /etc/ssl/private is masked. */
+static const char *const etc_entries[] = {
+    "passwd", "group", "hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf",
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "ssl",
+    "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies", "alternatives",
+    "protocols", "services", "rpc", "mime.types", "inputrc", "bash.bashrc", "profile",
+    "profile.d", "locale.alias", "locale.conf", "locale.gen", "default/locale", "os-release",
+    "lsb-release", "debian_version", "magic", "magic.mime", "terminfo", "gitconfig",
+    "python3*", "java-*", "perl", "fonts", "ImageMagick-*", "pip.conf", "wgetrc",
+    "environment.d", "mailcap", "manpath.config", "vim", "nanorc",
+};
+
+/* Directories that must stay hidden even inside an exposed /etc entry. */
+static const char *const masked_paths[] = { "/etc/ssl/private" };
+
+/* /proc entries remounted read-only: writing them reaches the host kernel. */
+static const char *const proc_ro[] = { "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+                                       "/proc/fs", "/proc/latency_stats", "/proc/timer_list" };
+
+static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+
+static const char *const usr_links[] = { "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32" };
+
+int rf_plan_add_mount(rf_plan *plan, rf_mount_type type, const char *source, const char *target,
+                      bool writable, const char *why, rf_error **err)
+{
+    rf_mount *m = realloc(plan->mounts, (plan->n_mounts + 1) * sizeof(*m));
+    if (!m)
+        return rf_error_set(err, ENOMEM, "plan");
+    plan->mounts = m;
+    m = &plan->mounts[plan->n_mounts];
+    *m = (rf_mount){ .type = type, .writable = writable, .why = why, .mode = 0755 };
+    m->source = source ? strdup(source) : NULL;
+    m->target = strdup(target);
+    if ((source && !m->source) || !m->target) {
+        free(m->source);
+        free(m->target);
+        return rf_error_set(err, ENOMEM, "plan");
+    }
+    if (type == RF_MOUNT_BIND) {
+        struct stat st;
+        m->source_dir = stat(source, &st) == 0 && S_ISDIR(st.st_mode);
+    }
+    plan->n_mounts++;
+    return 0;
+}
+
+static rf_mount *last_mount(rf_plan *plan)
+{
+    return &plan->mounts[plan->n_mounts - 1];
+}
+
+/* A host symlink that points into /usr is recreated as the same symlink (it
+ * resolves inside the sandbox too); any other is bound by its target. */
+static int add_etc_entry(rf_plan *plan, const char *path, rf_error **err)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return 0; /* optional: hosts differ */
+    if (S_ISLNK(st.st_mode)) {
+        char resolved[PATH_MAX];
+        if (!realpath(path, resolved))
+            return 0; /* dangling on the host: dangling inside too, skip */
+        if (rf_path_is_beneath(resolved, "/usr")) {
+            char text[PATH_MAX];
+            ssize_t n = readlink(path, text, sizeof text - 1);
+            if (n < 0)
+                return 0;
+            text[n] = '\0';
+            return rf_plan_add_mount(plan, RF_MOUNT_SYMLINK, text, path, false, "etc", err);
+        }
+        return rf_plan_add_mount(plan, RF_MOUNT_BIND, resolved, path, false, "etc", err);
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return 0;
+    return rf_plan_add_mount(plan, RF_MOUNT_BIND, path, path, false, "etc", err);
+}
+
+static int add_etc(rf_plan *plan, rf_error **err)
+{
+    for (size_t i = 0; i < RF_ARRAY_SIZE(etc_entries); i++) {
+        char pattern[PATH_MAX];
+        snprintf(pattern, sizeof pattern, "/etc/%s", etc_entries[i]);
+        if (!strpbrk(pattern, "*?[")) {
+            if (add_etc_entry(plan, pattern, err) < 0)
+                return -1;
+            continue;
+        }
+        glob_t g;
+        if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
+            continue;
+        int rc = 0;
+        for (size_t j = 0; j < g.gl_pathc && rc == 0; j++)
+            rc = add_etc_entry(plan, g.gl_pathv[j], err);
+        globfree(&g);
+        if (rc < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < RF_ARRAY_SIZE(masked_paths); i++) {
+        struct stat st;
+        if (stat(masked_paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (rf_plan_add_mount(plan, RF_MOUNT_TMPFS, NULL, masked_paths[i], false, "masked", err) < 0)
+                return -1;
+            last_mount(plan)->mode = 0700;
+        }
+    }
+    return 0;
+}
+
+static int add_usr(rf_plan *plan, rf_error **err)
+{
+    if (rf_plan_add_mount(plan, RF_MOUNT_BIND, "/usr", "/usr", false, "system", err) < 0)
+        return -1;
+    for (size_t i = 0; i < RF_ARRAY_SIZE(usr_links); i++) {
+        struct stat st;
+        if (lstat(usr_links[i], &st) < 0)
+            continue;
+        if (S_ISLNK(st.st_mode)) {
+            char text[PATH_MAX];
+            ssize_t n = readlink(usr_links[i], text, sizeof text - 1);
+            if (n < 0)
+                continue;
+            text[n] = '\0';
+            if (rf_plan_add_mount(plan, RF_MOUNT_SYMLINK, text, usr_links[i], false, "system", err) < 0)
+                return -1;
+        } else if (S_ISDIR(st.st_mode)) {
+            if (rf_plan_add_mount(plan, RF_MOUNT_BIND, usr_links[i], usr_links[i], false, "system", err) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int add_proc(rf_plan *plan, rf_error **err)
+{
+    if (rf_plan_add_mount(plan, RF_MOUNT_PROC, NULL, "/proc", false, "proc", err) < 0)
+        return -1;
+    for (size_t i = 0; i < RF_ARRAY_SIZE(proc_ro); i++)
+        if (access(proc_ro[i], F_OK) == 0 &&
+            rf_plan_add_mount(plan, RF_MOUNT_RO_SELF, NULL, proc_ro[i], false, "proc", err) < 0)
+            return -1;
+    return 0;
+}
+
+static int add_dev(rf_plan *plan, rf_error **err)
+{
+    static const struct { const char *name, *text; } links[] = {
+        { "/dev/fd", "/proc/self/fd" },      { "/dev/stdin", "/proc/self/fd/0" },
+        { "/dev/stdout", "/proc/self/fd/1" }, { "/dev/stderr", "/proc/self/fd/2" },
+        { "/dev/ptmx", "pts/ptmx" },
+    };
+    if (rf_plan_add_mount(plan, RF_MOUNT_TMPFS, NULL, "/dev", false, "dev", err) < 0)
+        return -1;
+    for (size_t i = 0; i < RF_ARRAY_SIZE(dev_nodes); i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/dev/%s", dev_nodes[i]);
+        if (access(path, F_OK) < 0)
+            continue;
+        if (rf_plan_add_mount(plan, RF_MOUNT_BIND, path, path, true, "dev", err) < 0)
+            return -1;
+        last_mount(plan)->devices = true;
+    }
+    if (rf_plan_add_mount(plan, RF_MOUNT_DEVPTS, NULL, "/dev/pts", true, "dev", err) < 0)
+        return -1;
+    if (rf_plan_add_mount(plan, RF_MOUNT_TMPFS, NULL, "/dev/shm", true, "dev", err) < 0)
+        return -1;
+    last_mount(plan)->mode = 01777;
+    for (size_t i = 0; i < RF_ARRAY_SIZE(links); i++)
+        if (rf_plan_add_mount(plan, RF_MOUNT_SYMLINK, links[i].text, links[i].name, false, "dev", err) < 0)
+            return -1;
+    return 0;
+}
+
+int rf_plan_add_system_mounts(rf_plan *plan, rf_error **err)
+{
+    if (add_usr(plan, err) < 0 || add_etc(plan, err) < 0 || add_proc(plan, err) < 0 ||
+        add_dev(plan, err) < 0)
+        return -1;
+    if (rf_plan_add_mount(plan, RF_MOUNT_TMPFS, NULL, "/tmp", true, "tmp", err) < 0)
+        return -1;
+    last_mount(plan)->mode = 01777;
+    return 0;
+}
+
+const rf_mount *rf_plan_mount_covering(const rf_plan *plan, const char *path)
+{
+    const rf_mount *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        if (m->type == RF_MOUNT_SYMLINK || m->type == RF_MOUNT_RO_SELF)
+            continue;
+        size_t len = strlen(m->target);
+        /* >= : a later mount on the same target hides the earlier one. */
+        if (rf_path_is_beneath(path, m->target) && len >= best_len) {
+            best = m;
+            best_len = len;
+        }
+    }
+    return best;
+}
+
+bool rf_plan_path_visible(const rf_plan *plan, const char *path, bool *writable)
+{
+    const rf_mount *m = rf_plan_mount_covering(plan, path);
+    if (writable)
+        *writable = m && m->writable;
+    return m && (m->type == RF_MOUNT_BIND || m->type == RF_MOUNT_TMPFS);
+}

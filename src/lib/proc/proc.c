@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Waiting for a sandbox: poll its init's pidfd and the report channel,
+ * enforce the timeout (SIGTERM to every process, a grace period, then
+ * SIGKILL to init, which takes the whole pid namespace with it). */
+#include "proc/proc.h"
+#include "backend/native/report.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+rf_proc *rf_proc_new(pid_t pid, int pidfd, int sock, const rf_limits *limits)
+{
+    rf_proc *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    p->usage = calloc(1, sizeof(struct rusage));
+    if (!p->usage) {
+        free(p);
+        return NULL;
+    }
+    p->pid = pid;
+    p->pidfd = pidfd;
+    p->sock = sock;
+    p->limits = *limits;
+    clock_gettime(CLOCK_MONOTONIC, &p->started);
+    return p;
+}
+
+static double now_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int send_signal(rf_proc *p, int sig)
+{
+    if (p->reaped)
+        return 0;
+    if (p->pidfd >= 0)
+        return (int)syscall(SYS_pidfd_send_signal, p->pidfd, sig, NULL, 0);
+    return kill(p->pid, sig);
+}
+
+RF_EXPORT pid_t rf_proc_pid(const rf_proc *p)
+{
+    return p ? p->pid : -1;
+}
+
+/* Async-signal-safe: the CLI calls it from its signal handlers. Init
+ * forwards the signal to the command; SIGKILL ends the tree at once. */
+RF_EXPORT int rf_proc_kill(rf_proc *p, int sig)
+{
+    if (sig == SIGKILL)
+        p->killed = true;
+    return send_signal(p, sig);
+}
+
+RF_EXPORT int rf_proc_terminate(rf_proc *p)
+{
+    if (p->terminating || p->reaped)
+        return 0;
+    p->terminating = true;
+    if (p->sock < 0 || rf_msg_send(p->sock, RF_MSG_TERMINATE, 0, NULL, NULL) < 0)
+        return send_signal(p, SIGTERM);
+    return 0;
+}
+
+static void handle_message(rf_proc *p, const struct rf_msg *m)
+{
+    switch (m->type) {
+    case RF_MSG_SETUP_ERROR:
+        p->setup_errno = m->errnum;
+        snprintf(p->setup_step, sizeof p->setup_step, "%s", m->step);
+        snprintf(p->setup_error, sizeof p->setup_error, "sandbox setup failed at step '%s'%s%s: %s", m->step,
+                 m->detail[0] ? " for " : "", m->detail, strerror(m->errnum));
+        break;
+    case RF_MSG_EXEC_ERROR:
+        p->exec_errno = m->errnum ? m->errnum : EIO;
+        snprintf(p->setup_error, sizeof p->setup_error, "cannot execute %s: %s", m->detail, strerror(m->errnum));
+        break;
+    case RF_MSG_EXIT:
+        p->have_exit = true;
+        p->exit_status = m->status;
+        break;
+    default:
+        break;
+    }
+}
+
+static void read_messages(rf_proc *p)
+{
+    struct rf_msg m;
+    while (p->sock >= 0) {
+        struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
+        if (poll(&pfd, 1, 0) <= 0)
+            return;
+        int r = rf_msg_recv(p->sock, &m);
+        if (r <= 0) {
+            close(p->sock);
+            p->sock = -1;
+            return;
+        }
+        handle_message(p, &m);
+    }
+}
+
+/* Milliseconds until the next deadline, or -1 for none. */
+static int next_timeout_ms(rf_proc *p, double *grace_at)
+{
+    double elapsed = now_since(&p->started);
+    if (p->terminating && *grace_at > 0) {
+        double left = *grace_at - elapsed;
+        return left <= 0 ? 0 : (int)(left * 1000) + 1;
+    }
+    if (p->limits.timeout_s > 0 && !p->timed_out) {
+        double left = p->limits.timeout_s - elapsed;
+        return left <= 0 ? 0 : (int)(left * 1000) + 1;
+    }
+    return -1;
+}
+
+static void check_deadlines(rf_proc *p, double *grace_at)
+{
+    double elapsed = now_since(&p->started);
+    if (p->limits.timeout_s > 0 && !p->timed_out && elapsed >= p->limits.timeout_s) {
+        p->timed_out = true;
+        rf_proc_terminate(p);
+    }
+    if (p->terminating && *grace_at == 0)
+        *grace_at = elapsed + (p->limits.kill_grace_s > 0 ? p->limits.kill_grace_s : 0);
+    if (p->terminating && *grace_at > 0 && elapsed >= *grace_at && !p->killed)
+        rf_proc_kill(p, SIGKILL);
+}
+
+
+int rf_proc_wait_raw(rf_proc *p, rf_error **err)
+{
+    double grace_at = 0;
+    while (!p->reaped) {
+        check_deadlines(p, &grace_at);
+        struct pollfd pfd[2] = { { .fd = p->pidfd, .events = POLLIN }, { .fd = p->sock, .events = POLLIN } };
+        int n = poll(pfd, p->sock >= 0 ? 2 : 1, next_timeout_ms(p, &grace_at));
+        if (n < 0 && errno != EINTR)
+            return rf_error_set(err, errno, "wait for the sandbox");
+        if (n > 0 && p->sock >= 0 && pfd[1].revents)
+            read_messages(p);
+        if (n > 0 && (pfd[0].revents & POLLIN)) {
+            read_messages(p); /* the last status may still be queued */
+            int st;
+            pid_t r = wait4(p->pid, &st, 0, p->usage);
+            if (r == p->pid) {
+                p->reaped = true;
+                p->init_status = st;
+            } else if (r < 0 && errno != EINTR) {
+                return rf_error_set(err, errno, "wait for the sandbox");
+            }
+        }
+    }
+    return 0;
+}
+
+RF_EXPORT void rf_proc_free(rf_proc *p)
+{
+    if (!p)
+        return;
+    if (!p->reaped) {
+        send_signal(p, SIGKILL);
+        while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    if (p->sock >= 0)
+        close(p->sock);
+    free(p->usage);
+    free(p);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A started sandbox: its init's pid and pidfd, the report channel, and the
+ * deadlines. Waited for with a timeout; killed as a whole tree. */
+#pragma once
+#include "policy/policy.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct rf_proc {
+    pid_t pid;     /* host pid of the sandbox's init */
+    int pidfd;
+    int sock;      /* report channel, -1 once closed */
+    rf_limits limits;
+    struct timespec started;
+    bool reaped;
+    bool terminating;  /* SIGTERM sent to the tree, SIGKILL pending */
+    bool timed_out;
+    bool killed;       /* SIGKILL sent */
+    bool have_exit;    /* init reported the command's wait status */
+    int exit_status;
+    int exec_errno;    /* execve failed with this */
+    char setup_error[600];
+    int setup_errno;
+    char setup_step[48];
+    int init_status;   /* wait status of init */
+    struct rusage *usage;
+};
+
+rf_proc *rf_proc_new(pid_t pid, int pidfd, int sock, const rf_limits *limits);
+/* Wait until init is reaped, enforcing the deadlines (proc.c). */
+int rf_proc_wait_raw(rf_proc *p, rf_error **err);

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* From what happened to a sandbox to the status record (and exit code). */
+#include "proc/proc.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+
+static const char *setup_hint(const rf_proc *p)
+{
+    if (!strcmp(p->setup_step, "mount /proc") && (p->setup_errno == EPERM || p->setup_errno == EACCES))
+        return "this host does not allow mounting a fresh /proc (a container with a masked /proc?); "
+               "run 'ringfence doctor', or use --backend landlock";
+    if (!strncmp(p->setup_step, "mount point", 11))
+        return "the target must exist on the host when it lies inside a read-only bind; "
+               "choose a target outside system directories";
+    if (!strcmp(p->setup_step, "bind source"))
+        return "check that the path exists and that you may read it";
+    if (!strcmp(p->setup_step, "enter working directory"))
+        return "the sandbox user cannot enter it; check its permissions or pass --chdir";
+    return NULL;
+}
+
+static void fill_from_command(rf_status *out, int st)
+{
+    if (WIFEXITED(st)) {
+        out->exited = true;
+        out->exit_code = WEXITSTATUS(st);
+    } else if (WIFSIGNALED(st)) {
+        out->signal = WTERMSIG(st);
+        out->exit_code = RF_EXIT_SIGNAL_BASE + out->signal;
+    }
+}
+
+static void fill_status(const rf_proc *p, rf_status *out)
+{
+    memset(out, 0, sizeof *out);
+    out->wall_seconds = 0;
+    if (p->setup_error[0] && !p->exec_errno) {
+        out->exit_code = RF_EXIT_FAILURE;
+        out->setup_error = strdup(p->setup_error);
+        const char *hint = setup_hint(p);
+        out->setup_hint = hint ? strdup(hint) : NULL;
+    } else if (p->exec_errno) {
+        out->exit_code = p->exec_errno == ENOENT ? RF_EXIT_NOT_FOUND : RF_EXIT_CANNOT_EXEC;
+        out->setup_error = strdup(p->setup_error);
+    } else if (p->have_exit) {
+        fill_from_command(out, p->exit_status);
+    } else if (WIFSIGNALED(p->init_status)) {
+        /* init itself was killed (SIGKILL from rf_proc_kill or the
+         * timeout): the whole tree died with that signal. */
+        out->signal = WTERMSIG(p->init_status);
+        out->exit_code = RF_EXIT_SIGNAL_BASE + out->signal;
+    } else {
+        out->exit_code = WIFEXITED(p->init_status) ? WEXITSTATUS(p->init_status) : RF_EXIT_FAILURE;
+    }
+    if (p->timed_out) {
+        out->timed_out = true;
+        out->exit_code = RF_EXIT_TIMEOUT;
+    }
+    const struct rusage *ru = p->usage;
+    out->user_seconds = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
+    out->sys_seconds = (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+    out->peak_memory_bytes = (uint64_t)ru->ru_maxrss * 1024;
+}
+
+RF_EXPORT int rf_proc_wait(rf_proc *p, rf_status *out, rf_error **err)
+{
+    if (rf_proc_wait_raw(p, err) < 0)
+        return -1;
+    fill_status(p, out);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    out->wall_seconds = (double)(t.tv_sec - p->started.tv_sec) + (double)(t.tv_nsec - p->started.tv_nsec) / 1e9;
+    return 0;
+}
+
+RF_EXPORT void rf_status_clear(rf_status *s)
+{
+    if (!s)
+        return;
+    free(s->setup_error);
+    free(s->setup_hint);
+    memset(s, 0, sizeof *s);
+}
+
+RF_EXPORT char *rf_status_to_json(const rf_status *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "exit_code", json_integer(s->exit_code));
+    json_object_set_new(o, "signal", s->signal ? json_integer(s->signal) : json_null());
+    json_object_set_new(o, "exited", json_boolean(s->exited));
+    json_object_set_new(o, "timed_out", json_boolean(s->timed_out));
+    json_object_set_new(o, "oom_killed", json_boolean(s->oom_killed));
+    json_object_set_new(o, "pids_limit_hit", json_boolean(s->pids_limit_hit));
+    json_object_set_new(o, "wall_seconds", json_real(s->wall_seconds));
+    json_object_set_new(o, "user_seconds", json_real(s->user_seconds));
+    json_object_set_new(o, "sys_seconds", json_real(s->sys_seconds));
+    json_object_set_new(o, "peak_memory_bytes", json_integer((json_int_t)s->peak_memory_bytes));
+    if (s->setup_error)
+        json_object_set_new(o, "error", json_string(s->setup_error));
+    char *out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return out;
+}
+
+
+RF_EXPORT int rf_run(const rf_plan *plan, const rf_stdio *stdio, rf_status *out, rf_error **err)
+{
+    rf_proc *p = rf_spawn(plan, stdio, err);
+    if (!p)
+        return -1;
+    int rc = rf_proc_wait(p, out, err);
+    rf_proc_free(p);
+    return rc;
+}
