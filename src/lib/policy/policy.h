@@ -84,8 +84,16 @@ struct rf_policy {
     rf_strv protected_paths;/* relative to the workspace, read-only inside */
     rf_tools tools;
     rf_strv warnings;       /* things the user should know (stderr, plan) */
+    rf_strv deny_paths;     /* absolute host paths that must not be visible
+                               (Mitto deny_folders); added by the config issue */
 };
 
 /* Fill a policy with the built-in defaults (no paths). */
 void rf_policy_init_defaults(rf_policy *p);
 void rf_policy_clear(rf_policy *p);
+
+/* "native", "landlock", ... */
+const char *rf_policy_backend_name(rf_backend_kind b);
+/* The JSON view of a policy (what rf_policy_to_json prints), as a tree. */
+struct json_t;
+struct json_t *rf_policy_to_json_value(const rf_policy *p);
