@@ -63,6 +63,9 @@ RF_EXPORT void rf_config_free(rf_config *cfg);
 /* Add a layer from a JSON text in ringfence's schema. `origin` names the
  * layer in errors and in `ringfence config --explain` (e.g. "flags"). */
 RF_EXPORT int rf_config_add_json(rf_config *cfg, const char *origin, const char *json, rf_error **err);
+/* Select the agents.list entry with this id (NULL: none). agents.defaults
+ * always applies; resolving fails if no layer defines the agent. */
+RF_EXPORT int rf_config_select_agent(rf_config *cfg, const char *agent, rf_error **err);
 
 /* ── Policy: the merged config, substituted, checked, defaults filled ──── */
 typedef struct rf_policy rf_policy;

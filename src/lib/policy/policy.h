@@ -86,8 +86,16 @@ struct rf_policy {
     rf_strv warnings;       /* things the user should know (stderr, plan) */
     char *caller_path;      /* the caller's $PATH, to find executables that
                                live outside the sandbox's PATH (or NULL) */
+    rf_strv deny_paths;     /* absolute host paths that must not be visible
+                               (Mitto deny_folders); added by the config issue */
 };
 
 /* Fill a policy with the built-in defaults (no paths). */
 void rf_policy_init_defaults(rf_policy *p);
 void rf_policy_clear(rf_policy *p);
+
+/* "native", "landlock", ... */
+const char *rf_policy_backend_name(rf_backend_kind b);
+/* The JSON view of a policy (what rf_policy_to_json prints), as a tree. */
+struct json_t;
+struct json_t *rf_policy_to_json_value(const rf_policy *p);

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The config stage: an ordered list of layers, each a JSON object in
+ * ringfence's schema (checked when added), merged on demand. Readers of
+ * other formats (YAML, picoclaw, Mitto, RINGFENCE_* variables) translate
+ * into this schema first, so there is one merge and one validator. */
+#pragma once
+#include "ringfence.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#define RF_CONFIG_MAX_FILE_BYTES (1024 * 1024) /* a config file over 1 MiB is refused */
+#define RF_CONFIG_MAX_RULES 1000                /* list items per layer */
+#define RF_CONFIG_MAX_STRING 4096               /* one path, pattern or value */
+#define RF_CONFIG_MAX_LAYERS 64
+
+enum {
+    /* This layer's agents sections wait for the agent slot (files read
+     * before the agent section in the standard stack). */
+    RF_LAYER_DEFER_AGENTS = 1 << 0,
+    /* Written by the confined agent itself: may only tighten. */
+    RF_LAYER_WORKSPACE = 1 << 1,
+    /* Not a layer: the place where deferred agents sections apply. */
+    RF_LAYER_AGENT_SLOT = 1 << 2,
+};
+
+typedef struct rf_layer {
+    char *origin;  /* shown in errors and --explain */
+    json_t *root;  /* schema-checked object (NULL for the agent slot) */
+    unsigned flags;
+} rf_layer;
+
+struct rf_config {
+    rf_layer *layers;
+    size_t n_layers;
+    char *agent;          /* selected agents.list[].id, or NULL */
+    bool trust_workspace; /* workspace layers may loosen */
+    char **warnings;      /* from the readers (e.g. isolation disabled) */
+};
+
+/* The result of merging every layer. `origins` mirrors `tree`: an object
+ * for an object, an array of origin strings for an array, a string for a
+ * scalar. `before_workspace` is the merge up to (not including) the first
+ * untrusted workspace layer, `through_workspace` including it (both NULL
+ * when there is none), for the tightening check. */
+typedef struct rf_merged {
+    json_t *tree;
+    json_t *origins;
+    json_t *before_workspace;
+    json_t *through_workspace;
+    const char *workspace_origin;
+} rf_merged;
+
+int rf_config_add_layer(rf_config *cfg, const char *origin, json_t *root, unsigned flags,
+                        rf_error **err); /* steals root, also on failure */
+int rf_config_add_warning(rf_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rf_config_merge(const rf_config *cfg, rf_merged *out, rf_error **err);
+void rf_merged_clear(rf_merged *m);
+/* Where a merged value came from: path like "expose[2].mode". NULL if it is
+ * a built-in default. */
+const char *rf_merged_origin(const rf_merged *m, const char *path);
+
+/* Check a layer against the schema: known keys (did-you-mean on typos),
+ * types, enum values, sizes, rule counts, regexes. */
+int rf_schema_check(const json_t *root, const char *origin, rf_error **err);
+/* The closest known key to `key` among the schema's keys, or NULL. */
+const char *rf_schema_suggest(const char *key, const char *const *candidates);
+/* Parse "256M", "2g", 1048576 into bytes. */
+int rf_parse_size(const json_t *v, uint64_t *out);

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The schema of a config layer, as a table that the checker walks. Every
+ * key is known: an unknown one is an error with a did-you-mean suggestion,
+ * because a typo in a security setting ("restrict_to_worksapce") must never
+ * be silently ignored. Values that need the runtime context (paths with
+ * variables, whether a source exists) are checked later, by the resolver. */
+#include "config/config.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+    K_BOOL,
+    K_STR,     /* a path or a name */
+    K_ENUM,    /* one of `values` */
+    K_COUNT,   /* integer >= 0 */
+    K_NUM,     /* number >= 0 */
+    K_SIZE,    /* bytes: integer or "256M" */
+    K_STRV,    /* list of strings */
+    K_REGEXV,  /* list of PCRE2 patterns */
+    K_STRMAP,  /* object of string values */
+    K_OBJ,     /* object with `sub` keys */
+    K_EXPOSES, /* list of {source, target, mode} */
+    K_AGENTS,  /* list of {id, ...policy keys} */
+} rf_kind;
+
+typedef struct rf_key {
+    const char *name;
+    rf_kind kind;
+    const struct rf_key *sub;
+    const char *const *values;
+} rf_key;
+
+static const char *const v_network[] = { "none", "host", NULL };
+static const char *const v_backend[] = { "native", "landlock", "auto", "bwrap", "firejail",
+                                         "container", "none", NULL };
+static const char *const v_landlock[] = { "best-effort", "required", "off", NULL };
+static const char *const v_seccomp[] = { "default", "strict", "off", NULL };
+static const char *const v_mode[] = { "ro", "rw", "none", NULL };
+static const char *const v_merge[] = { "extend", "replace", NULL };
+
+static const rf_key k_expose[] = {
+    { "source", K_STR, NULL, NULL },
+    { "target", K_STR, NULL, NULL },
+    { "mode", K_ENUM, NULL, v_mode },
+    { NULL, 0, NULL, NULL },
+};
+static const rf_key k_env[] = {
+    { "set", K_STRMAP, NULL, NULL },
+    { "keep", K_STRV, NULL, NULL },
+    { NULL, 0, NULL, NULL },
+};
+static const rf_key k_limits[] = {
+    { "memory", K_SIZE, NULL, NULL },
+    { "pids", K_COUNT, NULL, NULL },
+    { "cpu", K_NUM, NULL, NULL },
+    { "timeout", K_NUM, NULL, NULL },
+    { "kill_grace", K_NUM, NULL, NULL },
+    { "require_cgroup", K_BOOL, NULL, NULL },
+    { NULL, 0, NULL, NULL },
+};
+static const rf_key k_seccomp[] = {
+    { "profile", K_ENUM, NULL, v_seccomp },
+    { "deny", K_STRV, NULL, NULL },
+    { "allow", K_STRV, NULL, NULL },
+    { NULL, 0, NULL, NULL },
+};
+static const rf_key k_exec[] = {
+    { "enable_deny_patterns", K_BOOL, NULL, NULL },
+    { "custom_deny_patterns", K_REGEXV, NULL, NULL },
+    { "custom_allow_patterns", K_REGEXV, NULL, NULL },
+    { "timeout", K_NUM, NULL, NULL },
+    { NULL, 0, NULL, NULL },
+};
+static const rf_key k_tools[] = {
+    { "allow_read_paths", K_REGEXV, NULL, NULL },
+    { "allow_write_paths", K_REGEXV, NULL, NULL },
+    { "disabled", K_STRV, NULL, NULL },
+    { "max_read_bytes", K_SIZE, NULL, NULL },
+    { "exec", K_OBJ, k_exec, NULL },
+    { NULL, 0, NULL, NULL },
+};
+
+/* The keys of a policy (top level, agents.defaults, agents.list[]). */
+#define POLICY_KEYS                                                                      \
+    { "workspace", K_STR, NULL, NULL }, { "chdir", K_STR, NULL, NULL },                 \
+        { "restrict_to_workspace", K_BOOL, NULL, NULL },                                \
+        { "allow_read_outside_workspace", K_BOOL, NULL, NULL },                         \
+        { "expose", K_EXPOSES, k_expose, NULL }, { "network", K_ENUM, NULL, v_network }, \
+        { "env", K_OBJ, k_env, NULL }, { "limits", K_OBJ, k_limits, NULL },             \
+        { "backend", K_ENUM, NULL, v_backend }, { "accept_weaker", K_BOOL, NULL, NULL }, \
+        { "map_root_to", K_COUNT, NULL, NULL }, { "landlock", K_ENUM, NULL, v_landlock }, \
+        { "seccomp", K_OBJ, k_seccomp, NULL }, { "protected_paths", K_STRV, NULL, NULL }, \
+        { "deny_paths", K_STRV, NULL, NULL }, { "tools", K_OBJ, k_tools, NULL },         \
+        { "instance_root", K_STR, NULL, NULL },                                         \
+        { "merge_strategy", K_ENUM, NULL, v_merge }
+
+static const rf_key k_agent_section[] = { POLICY_KEYS, { NULL, 0, NULL, NULL } };
+static const rf_key k_agent_item[] = { { "id", K_STR, NULL, NULL }, POLICY_KEYS,
+                                       { NULL, 0, NULL, NULL } };
+static const rf_key k_agents[] = {
+    { "defaults", K_OBJ, k_agent_section, NULL },
+    { "list", K_AGENTS, k_agent_item, NULL },
+    { NULL, 0, NULL, NULL },
+};
+static const rf_key k_top[] = {
+    POLICY_KEYS,
+    { "agents", K_OBJ, k_agents, NULL },
+    { "$schema", K_STR, NULL, NULL }, /* lets editors find docs/config.schema.json */
+    { NULL, 0, NULL, NULL },
+};
+
+typedef struct check_state {
+    const char *origin;
+    size_t rules;
+    rf_error **err;
+} check_state;
+
+static int check_object(check_state *st, const json_t *obj, const rf_key *keys, const char *path);
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return SIZE_MAX;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
+            size_t best = diag + cost;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            if (up + 1 < best)
+                best = up + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *rf_schema_suggest(const char *key, const char *const *candidates)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; candidates[i]; i++) {
+        size_t d = edit_distance(key, candidates[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = candidates[i];
+        }
+    }
+    size_t len = strlen(key);
+    size_t allowed = len < 6 ? 2 : len / 3 + 1;
+    return best_d <= allowed ? best : NULL;
+}
+
+static char *join_path(const char *path, const char *key)
+{
+    char *s = NULL;
+    if (asprintf(&s, "%s%s%s", path, *path ? "." : "", key) < 0)
+        return NULL;
+    return s;
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "a list";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "a value";
+}
+
+static int type_error(check_state *st, const char *path, const json_t *v, const char *want)
+{
+    rf_error_set(st->err, 0, "%s: %s: expected %s, got %s", st->origin, path, want, type_name(v));
+    return rf_error_hint_set(st->err, "write %s as %s (see docs/config.md)", path, want);
+}
+
+static int unknown_key(check_state *st, const char *path, const char *key, const rf_key *keys)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; keys[i].name && n < RF_ARRAY_SIZE(names) - 1; i++)
+        names[n++] = keys[i].name;
+    names[n] = NULL;
+    const char *near = rf_schema_suggest(key, names);
+    char *full = join_path(path, key);
+    rf_error_set(st->err, 0, "%s: unknown setting '%s'", st->origin, full ? full : key);
+    free(full);
+    if (near)
+        return rf_error_hint_set(st->err, "did you mean '%s'?", near);
+    return rf_error_hint_set(st->err, "remove it; the known settings here are listed in docs/config.md");
+}
+
+static int check_string(check_state *st, const char *path, const json_t *v)
+{
+    if (!json_is_string(v))
+        return type_error(st, path, v, "a string");
+    if (json_string_length(v) > RF_CONFIG_MAX_STRING) {
+        rf_error_set(st->err, 0, "%s: %s: value is longer than %d bytes", st->origin, path,
+                     RF_CONFIG_MAX_STRING);
+        return -1;
+    }
+    if (strlen(json_string_value(v)) != json_string_length(v)) {
+        rf_error_set(st->err, 0, "%s: %s: value contains a NUL byte", st->origin, path);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_enum(check_state *st, const char *path, const json_t *v, const char *const *values)
+{
+    if (check_string(st, path, v) < 0)
+        return -1;
+    const char *s = json_string_value(v);
+    char list[256] = "";
+    for (size_t i = 0; values[i]; i++) {
+        if (!strcmp(s, values[i]))
+            return 0;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", i ? ", " : "", values[i]);
+    }
+    rf_error_set(st->err, 0, "%s: %s: \"%s\" is not valid", st->origin, path, s);
+    const char *near = rf_schema_suggest(s, values);
+    if (near)
+        return rf_error_hint_set(st->err, "did you mean \"%s\"? (one of %s)", near, list);
+    return rf_error_hint_set(st->err, "use one of %s", list);
+}
+
+static int check_regex(check_state *st, const char *path, const char *pattern)
+{
+    int code = 0;
+    PCRE2_SIZE off = 0;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code,
+                                   &off, NULL);
+    if (re) {
+        pcre2_code_free(re);
+        return 0;
+    }
+    PCRE2_UCHAR msg[256];
+    pcre2_get_error_message(code, msg, sizeof msg);
+    rf_error_set(st->err, 0, "%s: %s: regex \"%s\" does not compile at offset %zu: %s",
+                 st->origin, path, pattern, (size_t)off, (const char *)msg);
+    return rf_error_hint_set(st->err, "patterns are PCRE2 regular expressions; escape literal "
+                                      "characters such as '.' and '(' with a backslash");
+}
+
+static int check_list(check_state *st, const char *path, const json_t *v, rf_kind kind,
+                      const rf_key *sub)
+{
+    if (!json_is_array(v))
+        return type_error(st, path, v, "a list");
+    st->rules += json_array_size(v);
+    if (st->rules > RF_CONFIG_MAX_RULES) {
+        rf_error_set(st->err, 0, "%s: %s: more than %d rules in one layer", st->origin, path,
+                     RF_CONFIG_MAX_RULES);
+        return rf_error_hint_set(st->err, "split the configuration or use broader rules");
+    }
+    size_t i;
+    json_t *item;
+    json_array_foreach(v, i, item) {
+        char *ip = NULL;
+        if (asprintf(&ip, "%s[%zu]", path, i) < 0)
+            return rf_error_set(st->err, ENOMEM, "config check");
+        int r;
+        if (kind == K_EXPOSES || kind == K_AGENTS) {
+            r = json_is_object(item) ? check_object(st, item, sub, ip)
+                                     : type_error(st, ip, item, "an object");
+            if (r == 0 && kind == K_AGENTS && !json_is_string(json_object_get(item, "id"))) {
+                rf_error_set(st->err, 0, "%s: %s: an agent needs an \"id\"", st->origin, ip);
+                r = rf_error_hint_set(st->err, "add \"id\": \"NAME\" and select it with --agent NAME");
+            }
+        } else {
+            r = check_string(st, ip, item);
+            if (r == 0 && kind == K_REGEXV)
+                r = check_regex(st, ip, json_string_value(item));
+        }
+        free(ip);
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int check_number(check_state *st, const char *path, const json_t *v, bool integer)
+{
+    if (integer ? !json_is_integer(v) : !json_is_number(v))
+        return type_error(st, path, v, integer ? "an integer" : "a number");
+    double d = json_number_value(v);
+    if (!(d >= 0) || isinf(d) || (integer && json_integer_value(v) > UINT32_MAX * 1024LL)) {
+        rf_error_set(st->err, 0, "%s: %s: %g is out of range", st->origin, path, d);
+        return rf_error_hint_set(st->err, "use a value >= 0 (0 means no limit)");
+    }
+    return 0;
+}
+
+static int check_value(check_state *st, const rf_key *k, const char *path, const json_t *v)
+{
+    if (json_is_null(v))
+        return 0; /* null: back to the default */
+    switch (k->kind) {
+    case K_BOOL:
+        return json_is_boolean(v) ? 0 : type_error(st, path, v, "true or false");
+    case K_STR:
+        return check_string(st, path, v);
+    case K_ENUM:
+        return check_enum(st, path, v, k->values);
+    case K_COUNT:
+        return check_number(st, path, v, true);
+    case K_NUM:
+        return check_number(st, path, v, false);
+    case K_SIZE: {
+        uint64_t bytes;
+        if (rf_parse_size(v, &bytes) == 0)
+            return 0;
+        rf_error_set(st->err, 0, "%s: %s: not a size", st->origin, path);
+        return rf_error_hint_set(st->err, "write bytes as a number or a string like \"256M\" "
+                                          "(suffixes K, M, G, T)");
+    }
+    case K_STRV:
+    case K_REGEXV:
+    case K_EXPOSES:
+    case K_AGENTS:
+        return check_list(st, path, v, k->kind, k->sub);
+    case K_STRMAP: {
+        if (!json_is_object(v))
+            return type_error(st, path, v, "an object of strings");
+        const char *key;
+        json_t *item;
+        json_object_foreach((json_t *)v, key, item) {
+            _cleanup_free_ char *ip = join_path(path, key);
+            if (!ip || check_string(st, ip, item) < 0)
+                return -1;
+        }
+        st->rules += json_object_size(v);
+        return 0;
+    }
+    case K_OBJ:
+        return json_is_object(v) ? check_object(st, v, k->sub, path)
+                                 : type_error(st, path, v, "an object");
+    }
+    return 0;
+}
+
+static int check_object(check_state *st, const json_t *obj, const rf_key *keys, const char *path)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        const rf_key *k = NULL;
+        for (size_t i = 0; keys[i].name; i++)
+            if (!strcmp(keys[i].name, key))
+                k = &keys[i];
+        if (!k)
+            return unknown_key(st, path, key, keys);
+        _cleanup_free_ char *kp = join_path(path, key);
+        if (!kp)
+            return rf_error_set(st->err, ENOMEM, "config check");
+        if (check_value(st, k, kp, v) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int rf_schema_check(const json_t *root, const char *origin, rf_error **err)
+{
+    check_state st = { .origin = origin, .rules = 0, .err = err };
+    if (!json_is_object(root)) {
+        rf_error_set(err, 0, "%s: the configuration must be an object, got %s", origin,
+                     type_name(root));
+        return rf_error_hint_set(err, "start the file with '{' (JSON) or 'key: value' (YAML)");
+    }
+    return check_object(&st, root, k_top, "");
+}
+
+int rf_parse_size(const json_t *v, uint64_t *out)
+{
+    if (json_is_integer(v)) {
+        if (json_integer_value(v) < 0)
+            return -1;
+        *out = (uint64_t)json_integer_value(v);
+        return 0;
+    }
+    if (!json_is_string(v))
+        return -1;
+    const char *s = json_string_value(v);
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
+    default: return -1;
+    }
+    if (shift && (*end == 'i'))
+        end++;
+    if (shift && (*end == 'B' || *end == 'b'))
+        end++;
+    if (*end || (shift && n > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)n << shift;
+    return 0;
+}

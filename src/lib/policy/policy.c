@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The resolved policy: built-in defaults, freeing, and the JSON view that
+ * `ringfence config` prints (the schema's keys, with resolved values). */
+#include "policy/policy.h"
+#include "util/strv.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const default_protected[] = {
+    ".git/hooks", ".ringfence.json", ".ringfence.yaml", ".ringfence.yml", NULL,
+};
+
+void rf_policy_init_defaults(rf_policy *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->restrict_to_workspace = true;
+    p->allow_read_outside_workspace = false;
+    p->network = RF_NET_NONE;
+    p->limits.kill_grace_s = 2;
+    p->backend = RF_BACKEND_NATIVE;
+    p->map_root_to = 65534;
+    p->landlock = RF_LANDLOCK_BEST_EFFORT;
+    p->seccomp = RF_SECCOMP_DEFAULT;
+    for (size_t i = 0; default_protected[i]; i++)
+        rf_strv_push(&p->protected_paths, default_protected[i]);
+    p->tools.exec.enable_deny_patterns = true;
+    p->tools.exec.timeout_s = 60; /* seed 001 */
+    p->tools.max_read_bytes = 1024 * 1024;
+}
+
+void rf_policy_clear(rf_policy *p)
+{
+    if (!p)
+        return;
+    free(p->workspace);
+    free(p->chdir);
+    free(p->instance_root);
+    free(p->caller_cwd);
+    free(p->caller_path);
+    free(p->user);
+    for (size_t i = 0; i < p->n_exposes; i++) {
+        free(p->exposes[i].source);
+        free(p->exposes[i].target);
+    }
+    free(p->exposes);
+    rf_strv_free(p->env_set);
+    rf_strv_free(p->env_keep);
+    free(p->backend_reason);
+    rf_strv_free(p->seccomp_deny);
+    rf_strv_free(p->seccomp_allow);
+    rf_strv_free(p->protected_paths);
+    rf_strv_free(p->tools.allow_read_paths);
+    rf_strv_free(p->tools.allow_write_paths);
+    rf_strv_free(p->tools.disabled);
+    rf_strv_free(p->tools.exec.custom_deny_patterns);
+    rf_strv_free(p->tools.exec.custom_allow_patterns);
+    rf_strv_free(p->warnings);
+    rf_strv_free(p->deny_paths);
+    memset(p, 0, sizeof(*p));
+}
+
+RF_EXPORT void rf_policy_free(rf_policy *policy)
+{
+    if (!policy)
+        return;
+    rf_policy_clear(policy);
+    free(policy);
+}
+
+static json_t *strv_json(char *const *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; v && v[i]; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+/* env_keep holds "KEY=VALUE"; print only the names, so a plan or a log
+ * never carries the caller's secrets. */
+static json_t *env_json(const rf_policy *p)
+{
+    json_t *set = json_object(), *keep = json_array();
+    for (size_t i = 0; p->env_set && p->env_set[i]; i++) {
+        const char *eq = strchr(p->env_set[i], '=');
+        if (!eq)
+            continue;
+        char *k = strndup(p->env_set[i], (size_t)(eq - p->env_set[i]));
+        if (k)
+            json_object_set_new(set, k, json_string(eq + 1));
+        free(k);
+    }
+    for (size_t i = 0; p->env_keep && p->env_keep[i]; i++) {
+        const char *eq = strchr(p->env_keep[i], '=');
+        size_t n = eq ? (size_t)(eq - p->env_keep[i]) : strlen(p->env_keep[i]);
+        json_array_append_new(keep, json_stringn(p->env_keep[i], n));
+    }
+    return json_pack("{s:o, s:o}", "set", set, "keep", keep);
+}
+
+static json_t *exposes_json(const rf_policy *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->n_exposes; i++)
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "source", p->exposes[i].source,
+                                           "target", p->exposes[i].target, "mode",
+                                           p->exposes[i].mode == RF_ACCESS_RW ? "rw" : "ro"));
+    return a;
+}
+
+static json_t *tools_json(const rf_tools *t)
+{
+    return json_pack("{s:o, s:o, s:o, s:I, s:{s:b, s:o, s:o, s:f}}",
+                     "allow_read_paths", strv_json(t->allow_read_paths),
+                     "allow_write_paths", strv_json(t->allow_write_paths),
+                     "disabled", strv_json(t->disabled),
+                     "max_read_bytes", (json_int_t)t->max_read_bytes,
+                     "exec", "enable_deny_patterns", t->exec.enable_deny_patterns,
+                     "custom_deny_patterns", strv_json(t->exec.custom_deny_patterns),
+                     "custom_allow_patterns", strv_json(t->exec.custom_allow_patterns),
+                     "timeout", t->exec.timeout_s);
+}
+
+const char *rf_policy_backend_name(rf_backend_kind b)
+{
+    static const char *const names[] = { "native", "landlock", "auto", "bwrap",
+                                         "firejail", "container", "none" };
+    return (size_t)b < sizeof names / sizeof names[0] ? names[b] : "?";
+}
+
+static json_t *policy_json(const rf_policy *p)
+{
+    static const char *const landlock[] = { "best-effort", "required", "off" };
+    static const char *const seccomp[] = { "default", "strict", "off" };
+    const rf_limits *l = &p->limits;
+    return json_pack(
+        "{s:s?, s:s?, s:s?, s:s?, s:s?, s:b, s:b, s:o, s:s, s:o,"
+        " s:{s:I, s:I, s:f, s:f, s:f, s:b}, s:s, s:s?, s:b, s:I, s:s,"
+        " s:{s:s, s:o, s:o}, s:o, s:o, s:o, s:o}",
+        "workspace", p->workspace, "chdir", p->chdir, "instance_root", p->instance_root,
+        "caller_cwd", p->caller_cwd, "user", p->user,
+        "restrict_to_workspace", p->restrict_to_workspace,
+        "allow_read_outside_workspace", p->allow_read_outside_workspace,
+        "expose", exposes_json(p), "network", p->network == RF_NET_HOST ? "host" : "none",
+        "env", env_json(p),
+        "limits", "memory", (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids,
+        "cpu", l->cpu, "timeout", l->timeout_s, "kill_grace", l->kill_grace_s,
+        "require_cgroup", l->require_cgroup,
+        "backend", rf_policy_backend_name(p->backend), "backend_reason", p->backend_reason,
+        "accept_weaker", p->accept_weaker, "map_root_to", (json_int_t)p->map_root_to,
+        "landlock", landlock[p->landlock],
+        "seccomp", "profile", seccomp[p->seccomp], "deny", strv_json(p->seccomp_deny),
+        "allow", strv_json(p->seccomp_allow),
+        "protected_paths", strv_json(p->protected_paths), "deny_paths", strv_json(p->deny_paths),
+        "tools", tools_json(&p->tools), "warnings", strv_json(p->warnings));
+}
+
+json_t *rf_policy_to_json_value(const rf_policy *p)
+{
+    return policy_json(p);
+}
+
+RF_EXPORT char *rf_policy_to_json(const rf_policy *policy)
+{
+    if (!policy)
+        return NULL;
+    json_t *j = policy_json(policy);
+    if (!j)
+        return NULL;
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    return s;
+}
