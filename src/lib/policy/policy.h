@@ -86,6 +86,7 @@ struct rf_policy {
     rf_strv warnings;       /* things the user should know (stderr, plan) */
     rf_strv deny_paths;     /* absolute host paths that must not be visible
                                (Mitto deny_folders); added by the config issue */
+    char *container_image;  /* container backend image (Mitto docker.image), or NULL */
 };
 
 /* Fill a policy with the built-in defaults (no paths). */

@@ -149,12 +149,15 @@ static int resolve_context(rf_resolver *r, const caller *c, rf_policy *p)
 }
 
 static int resolve_one(const rf_config *cfg, const json_t *tree, const rf_merged *m,
-                       const caller *c, const rf_context *ctx, rf_policy *p, rf_error **err)
+                       const caller *c, const rf_context *ctx, rf_policy *p, size_t *expose_index,
+                       rf_error **err)
 {
     rf_resolver r = {
         .m = m, .tree = tree, .envp = ctx && ctx->envp ? ctx->envp : environ, .err = err,
+        .expose_index = expose_index,
     };
     rf_policy_init_defaults(p);
+    r.warnings = &p->warnings;
     if (resolve_context(&r, c, p) < 0 || rf_resolve_tree(&r, p) < 0) {
         rf_policy_clear(p);
         return -1;
@@ -170,9 +173,9 @@ static int check_workspace_layer(const rf_config *cfg, const rf_merged *m, const
                                  const rf_context *ctx, rf_error **err)
 {
     rf_policy before, after;
-    if (resolve_one(cfg, m->before_workspace, m, c, ctx, &before, err) < 0)
+    if (resolve_one(cfg, m->before_workspace, m, c, ctx, &before, NULL, err) < 0)
         return -1;
-    if (resolve_one(cfg, m->through_workspace, m, c, ctx, &after, err) < 0) {
+    if (resolve_one(cfg, m->through_workspace, m, c, ctx, &after, NULL, err) < 0) {
         rf_policy_clear(&before);
         return -1;
     }
@@ -182,27 +185,64 @@ static int check_workspace_layer(const rf_config *cfg, const rf_merged *m, const
     return r;
 }
 
-RF_EXPORT rf_policy *rf_policy_resolve(const rf_config *cfg, const rf_context *ctx, rf_error **err)
+rf_policy *rf_policy_resolve_explained(const rf_config *cfg, const rf_context *ctx, rf_merged *m,
+                                       size_t **expose_index, rf_error **err)
 {
     if (!cfg) {
         rf_error_set(err, EINVAL, "rf_policy_resolve: no config");
         return NULL;
     }
-    rf_merged m;
-    if (rf_config_merge(cfg, &m, err) < 0)
+    if (rf_config_merge(cfg, m, true, err) < 0)
         return NULL;
     caller c = { 0 };
     rf_policy *p = calloc(1, sizeof(*p));
-    int r = p ? caller_load(ctx, &c, err) : rf_error_set(err, ENOMEM, "resolving the policy");
-    if (r == 0 && m.before_workspace)
-        r = check_workspace_layer(cfg, &m, &c, ctx, err);
+    size_t n = json_array_size(json_object_get(m->tree, "expose"));
+    if (expose_index)
+        *expose_index = calloc(n + 1, sizeof(size_t));
+    int r = p && (!expose_index || *expose_index) ? caller_load(ctx, &c, err)
+                                                  : rf_error_set(err, ENOMEM, "resolving the policy");
+    if (r == 0 && m->before_workspace)
+        r = check_workspace_layer(cfg, m, &c, ctx, err);
     if (r == 0)
-        r = resolve_one(cfg, m.tree, &m, &c, ctx, p, err);
+        r = resolve_one(cfg, m->tree, m, &c, ctx, p, expose_index ? *expose_index : NULL, err);
     caller_clear(&c);
-    rf_merged_clear(&m);
     if (r < 0) {
         free(p);
+        rf_merged_clear(m);
+        if (expose_index) {
+            free(*expose_index);
+            *expose_index = NULL;
+        }
         return NULL;
     }
     return p;
+}
+
+RF_EXPORT rf_policy *rf_policy_resolve(const rf_config *cfg, const rf_context *ctx, rf_error **err)
+{
+    rf_merged m;
+    rf_policy *p = rf_policy_resolve_explained(cfg, ctx, &m, NULL, err);
+    if (p)
+        rf_merged_clear(&m);
+    return p;
+}
+
+int rf_policy_workspace_of(const rf_config *cfg, const rf_context *ctx, char **out, rf_error **err)
+{
+    rf_merged m;
+    if (rf_config_merge(cfg, &m, false, err) < 0)
+        return -1;
+    caller c = { 0 };
+    rf_policy p;
+    rf_policy_init_defaults(&p);
+    rf_resolver r = { .m = &m, .tree = m.tree, .err = err, .warnings = &p.warnings };
+    int ret = caller_load(ctx, &c, err);
+    if (ret == 0)
+        ret = resolve_context(&r, &c, &p);
+    if (ret == 0)
+        *out = steal_ptr(&p.workspace);
+    rf_policy_clear(&p);
+    caller_clear(&c);
+    rf_merged_clear(&m);
+    return ret;
 }
