@@ -146,6 +146,10 @@ static int add_level(rf_config *cfg, const char *origin, const char *path, const
     }
     if (strategy)
         json_object_set(out, "merge_strategy", (json_t *)strategy);
+    /* Every level carries the runner's backend, so a level that replaces
+     * the ones below keeps the runner type in force. */
+    if (cfg->mitto_backend)
+        json_object_set_new(out, "backend", json_string(cfg->mitto_backend));
     _cleanup_free_ char *name = NULL;
     if (asprintf(&name, "%s (%s)", origin, path) < 0) {
         json_decref(out);
@@ -213,6 +217,9 @@ static int add_runner_layer(rf_config *cfg, const char *origin, const char *type
                                       "applies the same restrictions with its own sandbox");
     }
     const char *backend = !strcmp(type, "exec") ? "none" : !strcmp(type, "docker") ? "container" : type;
+    free(cfg->mitto_backend);
+    if (!(cfg->mitto_backend = strdup(backend)))
+        return rf_error_set(err, 0, "out of memory");
     if (!strcmp(backend, "none"))
         rf_config_add_warning(cfg, "%s: Mitto runner type exec: commands run WITHOUT a sandbox "
                                    "(backend none)", origin);
@@ -237,6 +244,14 @@ static int runners_section(const char *origin, const char *path, const json_t *r
         _cleanup_free_ char *sp = NULL;
         if (check_type(origin, key, err) < 0 || asprintf(&sp, "%s.%s", path, key) < 0 ||
             strict(origin, sp, sec, runner_keys, err) < 0)
+            return -1;
+        /* Check every type's restrictions, not only the one in force: a
+         * typo must not wait until the day that runner is selected. */
+        const json_t *restr = json_object_get(sec, "restrictions");
+        json_t *scratch = json_object();
+        int r = restr ? translate_restrictions(origin, sp, restr, scratch, err) : 0;
+        json_decref(scratch);
+        if (r < 0)
             return -1;
         if (!strcmp(key, type))
             *out = sec;

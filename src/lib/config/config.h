@@ -38,6 +38,7 @@ struct rf_config {
     char **warnings;      /* from the readers (e.g. isolation disabled) */
     char *runner;         /* Mitto runner type from --runner, or NULL */
     char *mitto_type;     /* the Mitto runner type in force, once known */
+    char *mitto_backend;  /* its backend, when the type was explicit */
     bool agent_external;  /* --agent named a Mitto ACP server */
 };
 
