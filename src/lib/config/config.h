@@ -73,6 +73,10 @@ const char *rf_schema_suggest(const char *key, const char *const *candidates);
 json_t *rf_yaml_parse(const char *text, size_t len, const char *origin, rf_error **err);
 int rf_config_load_file_flags(rf_config *cfg, const char *path, rf_config_format format,
                               unsigned flags, rf_error **err);
+/* The same from memory; `path` picks JSON or YAML by extension. text[len]
+ * must be '\0'. */
+int rf_config_load_text(rf_config *cfg, const char *path, const char *text, size_t len,
+                        rf_config_format format, unsigned flags, rf_error **err);
 int rf_compat_picoclaw(rf_config *cfg, const char *origin, const json_t *root, unsigned flags,
                        rf_error **err);
 int rf_compat_mitto(rf_config *cfg, const char *origin, const json_t *root, unsigned flags,

@@ -126,6 +126,14 @@ int rf_config_load_file_flags(rf_config *cfg, const char *path, rf_config_format
     size_t len = 0;
     if (read_file(path, &text, &len, err) < 0)
         return -1;
+    return rf_config_load_text(cfg, path, text, len, format, flags, err);
+}
+
+int rf_config_load_text(rf_config *cfg, const char *path, const char *text, size_t len,
+                        rf_config_format format, unsigned flags, rf_error **err)
+{
+    if (len > RF_CONFIG_MAX_FILE_BYTES)
+        return rf_error_set(err, 0, "configuration file %s is larger than 1 MiB", path);
     json_t *root = parse_text(text, len, path, err);
     if (!root)
         return -1;
