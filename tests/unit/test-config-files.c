@@ -453,6 +453,44 @@ static void test_order_and_env(void)
     rm_file(in(ws, ".ringfence.yml"));
 }
 
+/* Every key docs/config.schema.json lists is one the loader knows. */
+static void null_leaves(const json_t *props, json_t *out)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)props, k, v) {
+        const json_t *inner = json_object_get(json_array_get(json_object_get(v, "anyOf"), 0), "properties");
+        if (!inner)
+            inner = json_object_get(v, "properties");
+        if (!strcmp(k, "expose") || !strcmp(k, "env") || !inner) {
+            json_object_set_new(out, k, json_null());
+            continue;
+        }
+        json_t *sub = json_object();
+        null_leaves(inner, sub);
+        json_object_set_new(out, k, sub);
+    }
+}
+
+static void test_schema_file(void)
+{
+    json_t *schema = json_load_file(RF_SOURCE_DIR "/docs/config.schema.json", 0, NULL);
+    ok(schema != NULL, "docs/config.schema.json is valid JSON");
+    json_t *all = json_object();
+    null_leaves(json_object_get(json_object_get(json_object_get(schema, "$defs"), "policy"), "properties"), all);
+    ok(json_object_size(all) >= 19, "schema lists the policy keys");
+    json_t *agents = json_pack("{s:{s:O}, s:[O]}", "defaults", "tools", json_object_get(all, "tools"), "list",
+                               json_pack("{s:s, s:n}", "id", "a", "network"));
+    json_object_set_new(all, "agents", agents);
+    rf_error *err = NULL;
+    ok(rf_schema_check(all, "schema", &err) == 0, "the loader accepts every key of the JSON Schema");
+    if (err)
+        printf("# %s\n", rf_error_message(err));
+    rf_error_free(err);
+    json_decref(all);
+    json_decref(schema);
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/rf-test-files.XXXXXX");
@@ -476,6 +514,7 @@ int main(void)
     test_mitto_types();
     test_workspace_tightening();
     test_order_and_env();
+    test_schema_file();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0)
