@@ -479,7 +479,7 @@ static void test_schema_file(void)
     json_t *all = json_object();
     null_leaves(json_object_get(json_object_get(json_object_get(schema, "$defs"), "policy"), "properties"), all);
     ok(json_object_size(all) >= 19, "schema lists the policy keys");
-    json_t *agents = json_pack("{s:{s:O}, s:[O]}", "defaults", "tools", json_object_get(all, "tools"), "list",
+    json_t *agents = json_pack("{s:{s:O}, s:[o]}", "defaults", "tools", json_object_get(all, "tools"), "list",
                                json_pack("{s:s, s:n}", "id", "a", "network"));
     json_object_set_new(all, "agents", agents);
     rf_error *err = NULL;
