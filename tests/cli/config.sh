@@ -60,6 +60,11 @@ echo '{ "limits": { "pids": 10 }, "tools": { "disabled": ["exec"] } }' >"$WS/.ri
 expect_exit 0 "workspace file may tighten" rf config
 contains "tightened value applies" "$OUT" '"pids": 10'
 rm -f "$WS/.ringfence.json"
+echo '{ "network": "host" }' >"$SCRATCH/elsewhere.json"
+ln -s "$SCRATCH/elsewhere.json" "$WS/.ringfence.json"
+expect_exit 125 "a symlinked workspace file is refused" rf config
+contains "says it is a link" "$ERR" "symbolic link"
+rm -f "$WS/.ringfence.json"
 
 expect_exit 0 "RINGFENCE_* variables" env RINGFENCE_NETWORK=host \
     RINGFENCE_AGENTS_DEFAULTS_RESTRICT_TO_WORKSPACE=false "$RINGFENCE" config

@@ -21,9 +21,16 @@ RF_EXPORT int rf_config_format_parse(const char *name)
     return -1;
 }
 
-static int read_file(const char *path, char **out, size_t *len, rf_error **err)
+static int read_file(const char *path, bool nofollow, char **out, size_t *len, rf_error **err)
 {
-    _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    /* A workspace file is the confined agent's: it must not be a symlink
+     * that points ringfence (maybe root) at a file the agent cannot read. */
+    _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+                                            (nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0 && errno == ELOOP && nofollow) {
+        rf_error_set(err, 0, "workspace configuration file %s is a symbolic link", path);
+        return rf_error_hint_set(err, "replace the link with a regular file");
+    }
     if (fd < 0)
         return rf_error_set(err, errno, "cannot read configuration file %s", path);
     struct stat st;
@@ -124,7 +131,7 @@ int rf_config_load_file_flags(rf_config *cfg, const char *path, rf_config_format
 {
     _cleanup_free_ char *text = NULL;
     size_t len = 0;
-    if (read_file(path, &text, &len, err) < 0)
+    if (read_file(path, flags & RF_LAYER_WORKSPACE, &text, &len, err) < 0)
         return -1;
     return rf_config_load_text(cfg, path, text, len, format, flags, err);
 }

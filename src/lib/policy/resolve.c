@@ -76,6 +76,15 @@ int rf_resolve_fail(rf_resolver *r, const char *path, const char *fmt, ...)
     return rf_error_set(r->err, 0, "%s: %s", path, msg);
 }
 
+const char *rf_resolve_what(const rf_resolver *r, const char *path, char *buf, size_t size)
+{
+    const char *origin = r->m ? rf_merged_origin(r->m, path) : NULL;
+    if (!origin)
+        return path;
+    snprintf(buf, size, "%s (from %s)", path, origin);
+    return buf;
+}
+
 /* The instance root: the config's instance_root, else the context's
  * override, else $RINGFENCE_HOME, else ~/.ringfence. Never "." or
  * relative (seed 000: refuse to fall back to "."). */
@@ -95,6 +104,9 @@ static int resolve_instance_root(rf_resolver *r, const caller *c, rf_policy *p)
         return rf_error_hint_set(r->err, "set RINGFENCE_HOME to an absolute path");
     }
     const char *what = conf ? "instance_root" : "instance_root (RINGFENCE_HOME)";
+    char buf[512];
+    if (conf)
+        what = rf_resolve_what(r, "instance_root", buf, sizeof buf);
     p->instance_root = rf_vars_path(&r->vars, raw, what, r->err);
     if (!p->instance_root)
         return rf_error_hint_set(r->err, "the instance root must be an absolute path, never '.'; "
@@ -105,7 +117,9 @@ static int resolve_instance_root(rf_resolver *r, const caller *c, rf_policy *p)
 static int resolve_workspace(rf_resolver *r, const caller *c, rf_policy *p)
 {
     const char *conf = json_string_value(json_object_get(r->tree, "workspace"));
-    _cleanup_free_ char *path = conf ? rf_vars_path(&r->vars, conf, "workspace", r->err)
+    char buf[512];
+    const char *what = rf_resolve_what(r, "workspace", buf, sizeof buf);
+    _cleanup_free_ char *path = conf ? rf_vars_path(&r->vars, conf, what, r->err)
                                      : rf_path_normalize(c->cwd);
     if (!path)
         return conf ? -1 : rf_error_set(r->err, 0, "the current directory %s is not absolute", c->cwd);
@@ -130,7 +144,8 @@ static int resolve_chdir(rf_resolver *r, rf_policy *p)
     const char *conf = json_string_value(json_object_get(r->tree, "chdir"));
     if (!conf)
         return 0;
-    p->chdir = rf_vars_path(&r->vars, conf, "chdir", r->err);
+    char buf[512];
+    p->chdir = rf_vars_path(&r->vars, conf, rf_resolve_what(r, "chdir", buf, sizeof buf), r->err);
     return p->chdir ? 0 : -1;
 }
 

@@ -18,6 +18,8 @@ typedef struct rf_resolver {
 /* Fail with "<path> (from <layer>): <message>". Returns -1. */
 int rf_resolve_fail(rf_resolver *r, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* "path (from layer)" for messages; points into buf. */
+const char *rf_resolve_what(const rf_resolver *r, const char *path, char *buf, size_t size);
 /* Resolve one merged tree into *p (which has its defaults filled in). */
 int rf_resolve_tree(rf_resolver *r, rf_policy *p);
 /* Refuse a workspace layer that loosens `before` into `after`. */

@@ -70,13 +70,14 @@ static int expose_one(rf_resolver *r, const json_t *rule, size_t i, rf_expose *e
         return rf_error_hint_set(r->err, "write {\"source\": \"/host/path\", \"target\": \"/in/sandbox\", \"mode\": \"ro\"}");
     }
     snprintf(path, sizeof path, "expose[%zu].%s", i, tgt ? "target" : "source");
-    e->target = rf_vars_path(&r->vars, tgt ? tgt : src, path, r->err);
+    char buf[512];
+    e->target = rf_vars_path(&r->vars, tgt ? tgt : src, rf_resolve_what(r, path, buf, sizeof buf), r->err);
     if (!e->target)
         return -1;
     if (*remove)
         return 0;
     snprintf(path, sizeof path, "expose[%zu].source", i);
-    e->source = rf_vars_path(&r->vars, src, path, r->err);
+    e->source = rf_vars_path(&r->vars, src, rf_resolve_what(r, path, buf, sizeof buf), r->err);
     if (!e->source)
         return -1;
     struct stat st;
@@ -274,7 +275,9 @@ static int resolve_protected(rf_resolver *r, rf_policy *p)
     json_array_foreach(list, i, v) {
         char path[48];
         snprintf(path, sizeof path, "protected_paths[%zu]", i);
-        _cleanup_free_ char *s = rf_vars_expand(&r->vars, json_string_value(v), path, r->err);
+        char buf[512];
+        _cleanup_free_ char *s = rf_vars_expand(&r->vars, json_string_value(v),
+                                                rf_resolve_what(r, path, buf, sizeof buf), r->err);
         if (!s)
             return -1;
         _cleanup_free_ char *abs = rf_path_join(p->workspace, s);
@@ -297,7 +300,8 @@ static int resolve_deny_paths(rf_resolver *r, rf_policy *p)
     json_array_foreach(list, i, v) {
         char path[48];
         snprintf(path, sizeof path, "deny_paths[%zu]", i);
-        char *s = rf_vars_path(&r->vars, json_string_value(v), path, r->err);
+        char buf[512];
+        char *s = rf_vars_path(&r->vars, json_string_value(v), rf_resolve_what(r, path, buf, sizeof buf), r->err);
         if (!s)
             return -1;
         if (rf_strv_contains(p->deny_paths, s))
