@@ -13,6 +13,7 @@ static const struct subcommand {
 } subcommands[] = {
     { "run", rf_cli_run, "run a command in the sandbox" },
     { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
+    { "config", rf_cli_config, "print the merged policy (--explain: where each value came from)" },
 };
 
 static void print_help(FILE *out)
