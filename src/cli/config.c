@@ -2,109 +2,26 @@
 /* ringfence config [--explain] [options]: print the merged, resolved
  * policy as JSON; with --explain, also the layer each value came from. */
 #include "cli.h"
+#include "options.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#define MAX_CONFIG_FILES 32
-
-enum { OPT_EXPLAIN = 256, OPT_CONFIG, OPT_FORMAT, OPT_AGENT, OPT_RUNNER, OPT_TRUST, OPT_WORKSPACE,
-       OPT_NETWORK };
-
-static const struct option options[] = {
-    { "explain", no_argument, NULL, OPT_EXPLAIN },
-    { "config", required_argument, NULL, OPT_CONFIG },
-    { "config-format", required_argument, NULL, OPT_FORMAT },
-    { "agent", required_argument, NULL, OPT_AGENT },
-    { "runner", required_argument, NULL, OPT_RUNNER },
-    { "trust-workspace-config", no_argument, NULL, OPT_TRUST },
-    { "workspace", required_argument, NULL, OPT_WORKSPACE },
-    { "network", required_argument, NULL, OPT_NETWORK },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-};
-
-static void usage(FILE *out)
+static void help(void)
 {
-    fprintf(out,
-            "Usage: ringfence config [--explain] [OPTIONS]\n"
-            "\n"
-            "Print the policy that 'ringfence run' would use, merged from every layer\n"
-            "(defaults, /etc/ringfence, ~/.config/ringfence, --config, the agent section,\n"
-            "the workspace file, RINGFENCE_* variables, the command line) and resolved.\n"
-            "\n"
-            "  --explain                  also show, for each value, the layer it came from\n"
-            "  --config FILE              add a configuration file (repeatable)\n"
-            "  --config-format FMT        ringfence, picoclaw or mitto (default: by content)\n"
-            "  --agent NAME               apply agents.list entry / Mitto ACP server NAME\n"
-            "  --runner TYPE              Mitto runner type: exec, firejail, docker\n"
-            "  --trust-workspace-config   let the workspace file loosen the policy\n"
-            "  --workspace DIR            the workspace (default: the current directory)\n"
-            "  --network none|host        the network\n");
-}
-
-typedef struct args {
-    const char *files[MAX_CONFIG_FILES + 1];
-    size_t n_files;
-    rf_config_sources src;
-    bool explain;
-    const char *workspace, *network;
-} args;
-
-static int parse(int argc, char **argv, args *a)
-{
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        switch (c) {
-        case OPT_EXPLAIN: a->explain = true; break;
-        case OPT_CONFIG:
-            if (a->n_files >= MAX_CONFIG_FILES)
-                return rf_cli_usage_error("config", "more than %d --config files", MAX_CONFIG_FILES);
-            a->files[a->n_files++] = optarg;
-            break;
-        case OPT_FORMAT: {
-            int f = rf_config_format_parse(optarg);
-            if (f < 0)
-                return rf_cli_usage_error("config", "--config-format: unknown format '%s' "
-                                          "(ringfence, picoclaw, mitto)", optarg);
-            a->src.format = (rf_config_format)f;
-            break;
-        }
-        case OPT_AGENT: a->src.agent = optarg; break;
-        case OPT_RUNNER: a->src.runner = optarg; break;
-        case OPT_TRUST: a->src.trust_workspace_config = true; break;
-        case OPT_WORKSPACE: a->workspace = optarg; break;
-        case OPT_NETWORK: a->network = optarg; break;
-        case 'h': usage(stdout); exit(0);
-        default: return rf_cli_usage_error("config", "unknown option");
-        }
-    }
-    if (optind < argc)
-        return rf_cli_usage_error("config", "unexpected argument '%s'", argv[optind]);
-    a->src.config_files = a->files;
-    return 0;
-}
-
-/* The command line as a layer: paths made absolute against the cwd. */
-static char *flags_json(const args *a)
-{
-    json_t *j = json_object();
-    if (a->workspace) {
-        char *ws = realpath(a->workspace, NULL);
-        /* If it does not exist, the resolver reports it by name. */
-        json_object_set_new(j, "workspace", json_string(ws ? ws : a->workspace));
-        free(ws);
-    }
-    if (a->network)
-        json_object_set_new(j, "network", json_string(a->network));
-    char *s = json_dumps(j, JSON_COMPACT);
-    json_decref(j);
-    return s;
+    printf("Usage: ringfence config [--explain] [OPTIONS]\n"
+           "\n"
+           "Print the policy that 'ringfence run' would use, merged from every layer\n"
+           "(defaults, /etc/ringfence, ~/.config/ringfence, --config, the agent section,\n"
+           "the workspace file, RINGFENCE_* variables, the command line) and resolved.\n"
+           "Takes the same options as 'run'.\n"
+           "\n"
+           "Options:\n");
+    rf_cli_print_options(stdout, "config", false);
+    printf("\nExamples:\n"
+           "  ringfence config --explain | jq .sources          where each setting came from\n"
+           "  ringfence config --config ~/.picoclaw/config.json  read a picoclaw config as is\n");
 }
 
 /* Warnings are part of the output; they also go to stderr, so a user who
@@ -122,33 +39,42 @@ static void print_warnings(const char *out, bool explain)
 
 int rf_cli_config(int argc, char **argv)
 {
-    args a = { 0 };
-    if (parse(argc, argv, &a) != 0)
-        return RF_EXIT_FAILURE;
-    char *flags = flags_json(&a);
-    a.src.flags_json = flags;
-    rf_error *err = NULL;
-    rf_config *cfg = rf_config_new();
-    char *out = NULL;
-    rf_policy *p = NULL;
-    if (cfg && rf_config_load_standard(cfg, &a.src, &err) == 0) {
-        if (a.explain) {
-            out = rf_config_explain(cfg, NULL, &err);
-        } else if ((p = rf_policy_resolve(cfg, NULL, &err))) {
-            out = rf_policy_to_json(p);
-        }
+    rf_cli_opts o;
+    int idx = rf_cli_parse_sandbox_options("config", argc, argv, &o);
+    int rc = RF_EXIT_FAILURE;
+    if (idx < 0)
+        goto out;
+    if (o.help) {
+        help();
+        rc = 0;
+        goto out;
     }
-    int rc = 0;
-    if (out) {
-        puts(out);
-        print_warnings(out, a.explain);
+    if (idx < argc) {
+        rc = rf_cli_usage_error("config", "unexpected argument '%s'", argv[idx]);
+        goto out;
+    }
+    rf_config *cfg = rf_cli_load_config(&o, &rc);
+    if (!cfg)
+        goto out;
+    rf_error *err = NULL;
+    rf_policy *p = NULL;
+    char *text = NULL;
+    if (o.explain)
+        text = rf_config_explain(cfg, NULL, &err);
+    else if ((p = rf_policy_resolve(cfg, NULL, &err)))
+        text = rf_policy_to_json(p);
+    if (text) {
+        puts(text);
+        print_warnings(text, o.explain);
+        rc = 0;
     } else {
         rc = rf_cli_report(err);
     }
-    free(out);
+    free(text);
     rf_policy_free(p);
     rf_config_free(cfg);
     rf_error_free(err);
-    free(flags);
+out:
+    rf_cli_opts_clear(&o);
     return rc;
 }

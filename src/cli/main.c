@@ -74,7 +74,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--help-options-scdoc")) { /* for docs/gen-man.sh */
-        rf_cli_print_options(stdout, true);
+        rf_cli_print_options(stdout, NULL, true);
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
