@@ -127,6 +127,21 @@ RF_EXPORT char *rf_status_to_json(const rf_status *status); /* malloc'd, one lin
 /* Convenience: rf_spawn + rf_proc_wait. */
 RF_EXPORT int rf_run(const rf_plan *plan, const rf_stdio *stdio, rf_status *out, rf_error **err);
 
+/* ── Doctor ──────────────────────────────────────────────────────────── */
+/* What this host supports, per backend. rf_doctor_probe() tries things for
+ * real in short-lived children (a user namespace with mounts and a fresh
+ * /proc, a process under the default seccomp filter, a child cgroup that is
+ * removed again); it takes well under a second. */
+typedef struct rf_doctor_report rf_doctor_report;
+RF_EXPORT rf_doctor_report *rf_doctor_probe(rf_error **err);
+RF_EXPORT void rf_doctor_free(rf_doctor_report *report);
+/* The report as JSON (fields in docs/doctor.md) or as text for people;
+ * malloc'd, NULL on allocation failure. */
+RF_EXPORT char *rf_doctor_to_json(const rf_doctor_report *report);
+RF_EXPORT char *rf_doctor_to_text(const rf_doctor_report *report);
+/* Can backend `name` ("native", "landlock", "none") run here? */
+RF_EXPORT bool rf_doctor_backend_usable(const rf_doctor_report *report, const char *name);
+
 /* Version string, e.g. "0.1.0". */
 RF_EXPORT const char *rf_version(void);
 

@@ -12,6 +12,7 @@ static const struct subcommand {
 } subcommands[] = {
     { "run", rf_cli_run, "run a command in the sandbox" },
     { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
+    { "doctor", rf_cli_doctor, "what this host supports, per backend" },
 };
 
 static void print_help(FILE *out)
