@@ -100,7 +100,8 @@ static int op_abstract(const char *name)
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     size_t n = strlen(name);
     memcpy(sa.sun_path + 1, name, n);
-    return res(connect(s, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)));
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+    return res(connect(s, (struct sockaddr *)&sa, len));
 }
 
 static int op_signal_parent(const char *unused) { return res(kill(getppid(), 0)); }
@@ -403,7 +404,8 @@ int main(void)
     int usock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un su = { .sun_family = AF_UNIX };
     memcpy(su.sun_path + 1, abstract_name, strlen(abstract_name));
-    bind(usock, (struct sockaddr *)&su, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(abstract_name)));
+    bind(usock, (struct sockaddr *)&su,
+         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(abstract_name)));
     listen(usock, 16);
 
     test_filesystem(abi);

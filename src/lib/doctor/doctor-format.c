@@ -50,14 +50,31 @@ static const char *landlock_status(int abi)
 static json_t *userns_json(const rf_doctor_report *r)
 {
     bool ok = r->userns.reached == RF_DOCTOR_USERNS_OK;
-    return json_pack("{s:b, s:o, s:o, s:{s:o, s:o, s:o}, s:o}", "usable", ok,
-                     "failed_step", ok ? json_null() : json_string(rf_doctor_userns_step_name(r->userns.reached)),
-                     "error", ok ? json_null() : errno_or_null(r->userns.errnum),
-                     "sysctl",
-                     "kernel.unprivileged_userns_clone", long_or_null(r->userns.unprivileged_userns_clone),
-                     "user.max_user_namespaces", long_or_null(r->userns.max_user_namespaces),
-                     "kernel.apparmor_restrict_unprivileged_userns", long_or_null(r->userns.apparmor_restrict),
-                     "reasons", strv_json(r->userns.reasons));
+    const char *step = ok ? NULL : rf_doctor_userns_step_name(r->userns.reached);
+    json_t *sysctl = json_pack("{s:o, s:o, s:o}", "kernel.unprivileged_userns_clone",
+                               long_or_null(r->userns.unprivileged_userns_clone), "user.max_user_namespaces",
+                               long_or_null(r->userns.max_user_namespaces),
+                               "kernel.apparmor_restrict_unprivileged_userns",
+                               long_or_null(r->userns.apparmor_restrict));
+    return json_pack("{s:b, s:o, s:o, s:o, s:o}", "usable", ok, "failed_step", str_or_null(step), "error",
+                     ok ? json_null() : errno_or_null(r->userns.errnum), "sysctl", sysctl, "reasons",
+                     strv_json(r->userns.reasons));
+}
+
+static json_t *seccomp_json(const rf_doctor_report *r)
+{
+    return json_pack("{s:b, s:o, s:s, s:{s:i, s:i}}", "usable", r->seccomp.works, "error",
+                     r->seccomp.works ? json_null() : errno_or_null(r->seccomp.errnum), "libseccomp",
+                     r->seccomp.libseccomp, "this_process", "mode", r->seccomp.mode_now, "filters",
+                     r->seccomp.filters_now);
+}
+
+static json_t *cgroup_json(const rf_doctor_report *r)
+{
+    json_t *error = r->cgroup.delegated ? json_null() : errno_or_null(r->cgroup.errnum);
+    return json_pack("{s:s, s:o, s:o, s:b, s:o, s:o}", "version", r->cgroup.version, "v2_mount",
+                     str_or_null(r->cgroup.v2_mount), "own", str_or_null(r->cgroup.own), "delegated",
+                     r->cgroup.delegated, "error", error, "controllers", words_json(r->cgroup.controllers));
 }
 
 static json_t *report_json(const rf_doctor_report *r)
@@ -68,25 +85,18 @@ static json_t *report_json(const rf_doctor_report *r)
                             json_pack("{s:b, s:o, s:o}", "usable", r->backends[i].usable, "gives",
                                       strv_json(r->backends[i].gives), "lacks",
                                       strv_json(r->backends[i].lacks)));
-    return json_pack(
-        "{s:{s:s, s:s, s:s}, s:I, s:o, s:{s:i, s:s}, s:{s:b, s:o, s:s, s:{s:i, s:i}},"
-        " s:{s:s, s:o, s:o, s:b, s:o, s:o}, s:{s:o, s:o, s:o, s:o}, s:o, s:s, s:b}",
-        "kernel", "release", r->kernel_release, "version", r->kernel_version, "machine", r->machine,
-        "uid", (json_int_t)r->uid,
-        "user_namespaces", userns_json(r),
-        "landlock", "abi", r->landlock_abi < 0 ? 0 : r->landlock_abi, "status", landlock_status(r->landlock_abi),
-        "seccomp", "usable", r->seccomp.works, "error", r->seccomp.works ? json_null() : errno_or_null(r->seccomp.errnum),
-        "libseccomp", r->seccomp.libseccomp, "this_process", "mode", r->seccomp.mode_now, "filters",
-        r->seccomp.filters_now,
-        "cgroup", "version", r->cgroup.version, "v2_mount", str_or_null(r->cgroup.v2_mount), "own",
-        str_or_null(r->cgroup.own), "delegated", r->cgroup.delegated, "error",
-        r->cgroup.delegated ? json_null() : errno_or_null(r->cgroup.errnum), "controllers",
-        words_json(r->cgroup.controllers),
-        "tools", "bwrap", str_or_null(r->tools.bwrap), "firejail", str_or_null(r->tools.firejail),
-        "podman", str_or_null(r->tools.podman), "docker", str_or_null(r->tools.docker),
-        "backends", backends,
-        "default_backend", "native",
-        "ok", r->backends[0].usable);
+    json_t *kernel = json_pack("{s:s, s:s, s:s}", "release", r->kernel_release, "version", r->kernel_version,
+                               "machine", r->machine);
+    json_t *landlock = json_pack("{s:i, s:s}", "abi", r->landlock_abi < 0 ? 0 : r->landlock_abi, "status",
+                                 landlock_status(r->landlock_abi));
+    json_t *tools = json_pack("{s:o, s:o, s:o, s:o}", "bwrap", str_or_null(r->tools.bwrap),
+                              "firejail", str_or_null(r->tools.firejail), "podman",
+                              str_or_null(r->tools.podman), "docker", str_or_null(r->tools.docker));
+    /* "o" steals each part, also when json_pack fails. */
+    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:b}", "kernel", kernel, "uid",
+                     (json_int_t)r->uid, "user_namespaces", userns_json(r), "landlock", landlock, "seccomp",
+                     seccomp_json(r), "cgroup", cgroup_json(r), "tools", tools, "backends", backends,
+                     "default_backend", "native", "ok", r->backends[0].usable);
 }
 
 RF_EXPORT char *rf_doctor_to_json(const rf_doctor_report *r)
@@ -142,7 +152,8 @@ static void text_host(FILE *f, const rf_doctor_report *r)
         line(f, "cgroups", "%s; own cgroup %s%s is not delegated: %s", r->cgroup.version,
              r->cgroup.v2_mount, own_suffix(r), strerror(r->cgroup.errnum));
     if (r->cgroup.v2_mount)
-        line(f, "", "controllers: %s", r->cgroup.controllers && *r->cgroup.controllers ? r->cgroup.controllers : "none");
+        line(f, "", "controllers: %s",
+             r->cgroup.controllers && *r->cgroup.controllers ? r->cgroup.controllers : "none");
     const char *names[] = { "bwrap", "firejail", "podman", "docker" };
     const char *paths[] = { r->tools.bwrap, r->tools.firejail, r->tools.podman, r->tools.docker };
     for (int i = 0; i < 4; i++)

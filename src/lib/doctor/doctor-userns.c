@@ -75,7 +75,9 @@ _Noreturn static void probe_child(int fd)
     snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
     if (write_proc("/proc/self/gid_map", map) < 0)
         goto map_failed;
-    if (unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP) < 0) {
+    const int others =
+        CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+    if (unshare(others) < 0) {
         send_result(fd, RF_DOCTOR_USERNS_NAMESPACES, errno);
         _exit(1);
     }

@@ -67,7 +67,8 @@ static void cgroup_limits(judge *j, const rf_doctor_report *r)
     char buf[160];
     snprintf(buf, sizeof buf, "cgroup limits: %s", have);
     give(j, *have, buf, NULL);
-    snprintf(buf, sizeof buf, "cgroup limits for %s: controller not in the v2 hierarchy, rlimits instead", miss);
+    snprintf(buf, sizeof buf, "cgroup limits for %s: controller not in the v2 hierarchy, rlimits instead",
+             miss);
     give(j, !*miss, NULL, buf);
 }
 

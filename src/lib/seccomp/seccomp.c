@@ -50,7 +50,7 @@ static int resolve(const char *name)
     return r && r->fallback_nr >= 0 ? r->fallback_nr : -1;
 }
 
-static int check_names(char *const *names, const char *setting, rf_error **err)
+int rf_seccomp_check_names(char *const *names, const char *setting, rf_error **err)
 {
     size_t n = rf_strv_len(names);
     if (n > RF_SECCOMP_MAX_NAMES)
@@ -59,8 +59,9 @@ static int check_names(char *const *names, const char *setting, rf_error **err)
     for (size_t i = 0; i < n; i++) {
         const char *s = names[i];
         size_t len = strnlen(s, RF_SECCOMP_MAX_NAME_LEN + 1);
-        if (len == 0 || len > RF_SECCOMP_MAX_NAME_LEN || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") != len ||
-            resolve(s) < 0) {
+        bool well_formed = len > 0 && len <= RF_SECCOMP_MAX_NAME_LEN &&
+                           strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
+        if (!well_formed || resolve(s) < 0) {
             rf_error_set(err, 0, "%s: unknown syscall '%.*s'", setting, RF_SECCOMP_MAX_NAME_LEN, s);
             return rf_error_hint_set(err, "use syscall names as in syscalls(2) for this "
                                           "architecture, e.g. getcwd or ptrace");
@@ -96,7 +97,8 @@ static int add_rule(scmp_filter_ctx ctx, const rf_seccomp_rule *rule)
     case RF_SC_ARGS_NONE:
         return seccomp_rule_add(ctx, act, nr, 0);
     case RF_SC_ARGS_NEWUSER:
-        return seccomp_rule_add(ctx, act, nr, 1, CLONE_FLAGS_ARG(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
+        return seccomp_rule_add(ctx, act, nr, 1,
+                                CLONE_FLAGS_ARG(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
     case RF_SC_ARGS_IOCTL_TTY: {
         /* The kernel reads cmd as 32 bits: compare only those, or a set high
          * bit would slip TIOCSTI past the filter. */
@@ -219,7 +221,8 @@ static bool has_names(char *const *v)
 
 int rf_seccomp_compile(const rf_seccomp_request *req, void **bpf, size_t *len, rf_error **err)
 {
-    if (check_names(req->deny, "seccomp.deny", err) < 0 || check_names(req->allow, "seccomp.allow", err) < 0)
+    if (rf_seccomp_check_names(req->deny, "seccomp.deny", err) < 0 ||
+        rf_seccomp_check_names(req->allow, "seccomp.allow", err) < 0)
         return -1;
     if (req->profile == RF_SECCOMP_OFF && !has_names(req->deny)) {
         *bpf = NULL;
@@ -289,7 +292,8 @@ static int push_line(char ***v, const char *name, const char *cond, int errnum)
 
 int rf_seccomp_describe(const rf_seccomp_request *req, char ***ret, rf_error **err)
 {
-    if (check_names(req->deny, "seccomp.deny", err) < 0 || check_names(req->allow, "seccomp.allow", err) < 0)
+    if (rf_seccomp_check_names(req->deny, "seccomp.deny", err) < 0 ||
+        rf_seccomp_check_names(req->allow, "seccomp.allow", err) < 0)
         return -1;
     char **v = NULL;
     int r = 0;

@@ -43,6 +43,12 @@ int rf_seccomp_apply(const rf_seccomp_request *req, rf_error **err);
  * EPERM", for the plan. A NULL-terminated malloc'd strv (util/strv.h). */
 int rf_seccomp_describe(const rf_seccomp_request *req, char ***ret, rf_error **err);
 
+/* Check a seccomp.deny / seccomp.allow list as rf_seccomp_compile() will:
+ * count, length, and a syscall this architecture has (libseccomp's names,
+ * plus the newer ones in the profile table such as open_tree_attr). The
+ * error names `setting`. For policy resolution, so both agree. */
+int rf_seccomp_check_names(char *const *names, const char *setting, rf_error **err);
+
 /* "default", "strict", "off"; and back (-1 if unknown). */
 const char *rf_seccomp_profile_name(rf_seccomp_profile profile);
 int rf_seccomp_profile_from_name(const char *name);
