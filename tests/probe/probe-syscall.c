@@ -118,7 +118,7 @@ static long sc_acct(void) { return syscall(SYS_acct, MISSING); }
 static long sc_quotactl(void)
 {
     char buf[64];
-    return syscall(SYS_quotactl, (0x800004 << 8) /* Q_GETFMT, USRQUOTA */, MISSING, 0, buf);
+    return syscall(SYS_quotactl, (0x800004U << 8) /* QCMD(Q_GETFMT, USRQUOTA) */, MISSING, 0, buf);
 }
 
 static long sc_quotactl_fd(void) { return syscall(SYS_quotactl_fd, -1, 0, 0, NULL); }

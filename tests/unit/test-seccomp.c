@@ -9,6 +9,8 @@
 #include "util/strv.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <spawn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -246,6 +248,44 @@ static void test_errors(void)
     is_int(rf_seccomp_apply_bpf(NULL, 0, NULL), 0, "an empty program is a no-op");
 }
 
+static void *thread_main(void *arg)
+{
+    return arg;
+}
+
+/* glibc starts threads and posix_spawn children with clone3 and must fall
+ * back to clone on the filter's ENOSYS. */
+static void test_fallback(void)
+{
+    rf_seccomp_request req = { .profile = RF_SECCOMP_DEFAULT };
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        if (rf_seccomp_apply(&req, NULL) < 0)
+            _exit(2);
+        pthread_t t;
+        void *ret = NULL;
+        if (pthread_create(&t, NULL, thread_main, (void *)1) != 0 || pthread_join(t, &ret) != 0 ||
+            ret != (void *)1)
+            _exit(3);
+        char *argv[] = { (char *)"rf-probe", (char *)"syscall", (char *)"getcwd", NULL };
+        pid_t child;
+        int st;
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        if (posix_spawn(&child, RF_PROBE, &fa, NULL, argv, NULL) != 0 || waitpid(child, &st, 0) < 0 ||
+            !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            _exit(4);
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    is_int(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 0,
+           "threads and posix_spawn work under the filter (clone3 falls back to clone)");
+}
+
 static void test_apply_and_describe(void)
 {
     char *deny[] = { s_getcwd, NULL };
@@ -289,5 +329,6 @@ int main(void)
     test_lists();
     test_errors();
     test_apply_and_describe();
+    test_fallback();
     return done_testing();
 }
