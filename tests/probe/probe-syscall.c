@@ -178,6 +178,14 @@ static long tiocsti(void)
     return s < 0 ? -1 : ioctl(s, TIOCSTI, &c);
 }
 
+/* The kernel reads the command as 32 bits: set bits above must not help. */
+static long tiocsti_high(void)
+{
+    char c = ' ';
+    int s = ctty_slave();
+    return s < 0 ? -1 : syscall(SYS_ioctl, s, (1UL << 32) | TIOCSTI, &c);
+}
+
 static long tioclinux(void)
 {
     char sub = 6; /* TIOCL_GETSHIFTSTATE: harmless on a console */
@@ -186,6 +194,7 @@ static long tioclinux(void)
 }
 
 static long sc_ioctl_tiocsti(void) { return in_child(tiocsti); }
+static long sc_ioctl_tiocsti_high(void) { return in_child(tiocsti_high); }
 static long sc_ioctl_tioclinux(void) { return in_child(tioclinux); }
 
 static long sock(int family, int type, int proto)
@@ -276,7 +285,8 @@ static const struct {
     { "open_by_handle_at", sc_open_by_handle_at }, { "name_to_handle_at", sc_name_to_handle_at },
     { "personality", sc_personality }, { "personality-query", sc_personality_query },
     { "personality-high", sc_personality_high },
-    { "ioctl-tiocsti", sc_ioctl_tiocsti }, { "ioctl-tioclinux", sc_ioctl_tioclinux },
+    { "ioctl-tiocsti", sc_ioctl_tiocsti }, { "ioctl-tiocsti-high", sc_ioctl_tiocsti_high },
+    { "ioctl-tioclinux", sc_ioctl_tioclinux },
     { "socket-packet", sc_socket_packet }, { "socket-packet-high", sc_socket_packet_high },
     { "socket-netlink-audit", sc_socket_netlink_audit },
     { "socket-netlink-route", sc_socket_netlink_route }, { "socket-bluetooth", sc_socket_bluetooth },

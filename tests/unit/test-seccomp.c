@@ -123,7 +123,7 @@ static const struct {
     { "process_vm_readv", "EPERM" }, { "process_vm_writev", "EPERM" },
     { "open_by_handle_at", "EPERM" }, { "name_to_handle_at", "EPERM" },
     { "personality", "EPERM" }, { "personality-high", "EPERM" }, { "personality-query", "ok" },
-    { "ioctl-tiocsti", "EPERM" }, { "ioctl-tioclinux", "EPERM" },
+    { "ioctl-tiocsti", "EPERM" }, { "ioctl-tiocsti-high", "EPERM" }, { "ioctl-tioclinux", "EPERM" },
     { "socket-packet", "EAFNOSUPPORT" }, { "socket-packet-high", "EAFNOSUPPORT" },
     { "socket-netlink-audit", "EPROTONOSUPPORT" }, { "socket-netlink-route", "ok" },
     { "socket-bluetooth", "EAFNOSUPPORT" }, { "socket-key", "EAFNOSUPPORT" },
