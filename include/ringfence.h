@@ -177,6 +177,20 @@ RF_EXPORT int rf_config_load_standard(rf_config *cfg, const rf_config_sources *s
  * from: {"policy": {...}, "sources": {"network": "command line", ...}}.
  * malloc'd JSON text, or NULL with *err. */
 RF_EXPORT char *rf_config_explain(const rf_config *cfg, const rf_context *ctx, rf_error **err);
+/* ── Doctor ──────────────────────────────────────────────────────────── */
+/* What this host supports, per backend. rf_doctor_probe() tries things for
+ * real in short-lived children (a user namespace with mounts and a fresh
+ * /proc, a process under the default seccomp filter, a child cgroup that is
+ * removed again); it takes well under a second. */
+typedef struct rf_doctor_report rf_doctor_report;
+RF_EXPORT rf_doctor_report *rf_doctor_probe(rf_error **err);
+RF_EXPORT void rf_doctor_free(rf_doctor_report *report);
+/* The report as JSON (fields in docs/doctor.md) or as text for people;
+ * malloc'd, NULL on allocation failure. */
+RF_EXPORT char *rf_doctor_to_json(const rf_doctor_report *report);
+RF_EXPORT char *rf_doctor_to_text(const rf_doctor_report *report);
+/* Can backend `name` ("native", "landlock", "none") run here? */
+RF_EXPORT bool rf_doctor_backend_usable(const rf_doctor_report *report, const char *name);
 
 /* Version string, e.g. "0.1.0". */
 RF_EXPORT const char *rf_version(void);

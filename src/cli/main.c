@@ -14,6 +14,7 @@ static const struct subcommand {
     { "run", rf_cli_run, "run a command in the sandbox" },
     { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
     { "config", rf_cli_config, "print the merged policy (--explain: where each value came from)" },
+    { "doctor", rf_cli_doctor, "what this host supports, per backend" },
 };
 
 static void print_help(FILE *out)

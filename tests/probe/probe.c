@@ -2,7 +2,9 @@
 /* rf-probe: run inside the sandbox by tests/security, it attempts exactly
  * one crossing per call and reports the outcome. Exit 0 and "ok" when the
  * action SUCCEEDED (the boundary did not hold), exit 1 and "denied: <errno
- * name>" when it failed, exit 2 on bad usage. Tests assert on both. */
+ * name>" when it failed, exit 2 on bad usage. Tests assert on both.
+ * `rf-probe syscall NAME` tries one syscall the seccomp profiles filter
+ * (probe-syscall.c; `rf-probe syscall list` names them all). */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -27,7 +29,17 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-static int result(int rc)
+#include "probe.h"
+
+/* The probe runs under seccomp profiles that deny ptrace, which
+ * LeakSanitizer needs at exit; leaks in a one-shot probe do not matter. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "detect_leaks=0";
+}
+
+int probe_result(long rc)
 {
     if (rc >= 0) {
         puts("ok");
@@ -42,52 +54,52 @@ static int do_read(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return result(-1);
+        return probe_result(-1);
     char buf[64];
     ssize_t n = read(fd, buf, sizeof buf);
     close(fd);
-    return result(n < 0 ? -1 : 0);
+    return probe_result(n < 0 ? -1 : 0);
 }
 
 static int do_write(const char *path)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
-        return result(-1);
+        return probe_result(-1);
     ssize_t n = write(fd, "probe\n", 6);
     close(fd);
-    return result(n < 0 ? -1 : 0);
+    return probe_result(n < 0 ? -1 : 0);
 }
 
 static int do_connect_tcp(const char *host, const char *port)
 {
     int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0)
-        return result(-1);
+        return probe_result(-1);
     struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)) };
     inet_pton(AF_INET, host, &sa.sin_addr);
-    return result(connect(s, (struct sockaddr *)&sa, sizeof sa));
+    return probe_result(connect(s, (struct sockaddr *)&sa, sizeof sa));
 }
 
 static int do_connect_abstract(const char *name)
 {
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0)
-        return result(-1);
+        return probe_result(-1);
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     size_t n = strlen(name);
     if (n > sizeof sa.sun_path - 2)
         n = sizeof sa.sun_path - 2;
     memcpy(sa.sun_path + 1, name, n); /* sun_path[0] = 0: abstract */
-    return result(connect(s, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)));
+    return probe_result(connect(s, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)));
 }
 
 static int do_ipc_get(const char *kind, const char *key)
 {
     key_t k = (key_t)strtol(key, NULL, 0);
     if (strcmp(kind, "shm") == 0)
-        return result(shmget(k, 0, 0));
-    return result(msgget(k, 0));
+        return probe_result(shmget(k, 0, 0));
+    return probe_result(msgget(k, 0));
 }
 
 static int do_tiocsti(void)
@@ -96,22 +108,22 @@ static int do_tiocsti(void)
     int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
     if (fd < 0)
         fd = 0;
-    return result(ioctl(fd, TIOCSTI, &c));
+    return probe_result(ioctl(fd, TIOCSTI, &c));
 }
 
 static int do_unshare_user(void)
 {
-    return result(unshare(CLONE_NEWUSER));
+    return probe_result(unshare(CLONE_NEWUSER));
 }
 
 static int do_mount_tmpfs(const char *target)
 {
-    return result(mount("none", target, "tmpfs", 0, NULL));
+    return probe_result(mount("none", target, "tmpfs", 0, NULL));
 }
 
 static int do_setuid_root(void)
 {
-    return result(setuid(0) == 0 && geteuid() == 0 ? 0 : -1);
+    return probe_result(setuid(0) == 0 && geteuid() == 0 ? 0 : -1);
 }
 
 /* Print /proc/self/status fields the tests look at, then exit 0. */
@@ -119,7 +131,7 @@ static int do_status(void)
 {
     FILE *f = fopen("/proc/self/status", "re");
     if (!f)
-        return result(-1);
+        return probe_result(-1);
     char line[256];
     while (fgets(line, sizeof line, f))
         if (!strncmp(line, "NoNewPrivs", 10) || !strncmp(line, "CapEff", 6) ||
@@ -135,17 +147,17 @@ static int do_status(void)
 static int do_open_fd(const char *num)
 {
     struct stat st;
-    return result(fstat(atoi(num), &st));
+    return probe_result(fstat(atoi(num), &st));
 }
 
 static int do_kill(const char *pid)
 {
-    return result(kill(atoi(pid), 0));
+    return probe_result(kill(atoi(pid), 0));
 }
 
 static int do_sethostname(const char *name)
 {
-    return result(sethostname(name, strlen(name)));
+    return probe_result(sethostname(name, strlen(name)));
 }
 
 int main(int argc, char **argv)
@@ -170,6 +182,7 @@ int main(int argc, char **argv)
     if (!strcmp(a, "fd")) return do_open_fd(x);
     if (!strcmp(a, "kill")) return do_kill(x);
     if (!strcmp(a, "sethostname")) return do_sethostname(x);
+    if (!strcmp(a, "syscall")) return probe_syscall(x);
     fprintf(stderr, "rf-probe: unknown action %s\n", a);
     return 2;
 }
