@@ -164,7 +164,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     /* Capabilities and no_new_privs, then Landlock, then seccomp last: the
      * filter would otherwise forbid the calls the steps before it need. */
-    if (rf_caps_drop_all(&f) < 0)
+    if (rf_caps_drop_all(&f) < 0 || rf_confine_apply(c, &f) < 0)
         die(c, &f);
     /* Forwarded signals and SIGCHLD stay blocked from here on, so none is
      * lost between fork and init's signalfd. */
