@@ -17,6 +17,7 @@ static const char *mount_type_name(rf_mount_type t)
     case RF_MOUNT_DEVPTS: return "devpts";
     case RF_MOUNT_SYMLINK: return "symlink";
     case RF_MOUNT_RO_SELF: return "remount-ro";
+    case RF_MOUNT_COPY: return "copy";
     }
     return "?";
 }

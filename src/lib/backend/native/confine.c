@@ -14,17 +14,13 @@
 
 int rf_confine_prepare(const rf_plan *plan, rf_native_ctx *ctx, rf_error **err)
 {
-    /* "/" itself read-only: only the sandbox's own tree lies beneath it,
-     * and without it `ls /` would fail. Writes stay limited to the
-     * writable mounts' rules. */
     rf_landlock_rule *rules = calloc(plan->n_rules + 1, sizeof(*rules));
     if (!rules)
         return rf_error_set(err, ENOMEM, "landlock rules");
-    rules[0] = (rf_landlock_rule){ .path = "/", .write = false };
     for (size_t i = 0; i < plan->n_rules; i++)
-        rules[i + 1] = (rf_landlock_rule){ .path = plan->rules[i].path, .write = plan->rules[i].write };
+        rules[i] = (rf_landlock_rule){ .path = plan->rules[i].path, .write = plan->rules[i].write };
     ctx->landlock_rules = rules;
-    ctx->n_landlock_rules = plan->n_rules + 1;
+    ctx->n_landlock_rules = plan->n_rules;
 
     rf_seccomp_request req = { .profile = plan->seccomp, .deny = plan->seccomp_deny, .allow = plan->seccomp_allow };
     void *bpf = NULL;
