@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <limits.h>
 #include <linux/close_range.h>
 #include <poll.h>
@@ -109,6 +110,18 @@ static int enter_mapped_identity(rf_native_ctx *c, rf_setup_fail *f)
     return 0;
 }
 
+/* The caller's session keyring is inherited across clone, and a key in it
+ * is readable by whoever possesses it, whatever its uid: a fresh, empty
+ * session keyring keeps the caller's tokens and tickets out. Joined before
+ * a root caller changes identity, so root's key quota pays for it, not the
+ * shared unprivileged id. No keys in this kernel: nothing to leak. */
+static int new_session_keyring(rf_setup_fail *f)
+{
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+        return rf_fail(f, "join a new session keyring", NULL);
+    return 0;
+}
+
 static int block_signals(sigset_t *old, rf_setup_fail *f)
 {
     sigset_t all;
@@ -148,7 +161,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     for (size_t i = 0; i < plan->n_mounts; i++)
         if (c->src_fds[i] >= 0)
             close(c->src_fds[i]);
-    if (set_hostname(plan, &f) < 0)
+    if (set_hostname(plan, &f) < 0 || new_session_keyring(&f) < 0)
         die(c, &f);
     if ((plan->clone_flags & CLONE_NEWNET) && rf_net_loopback_up(&f) < 0)
         die(c, &f);
