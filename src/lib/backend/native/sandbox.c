@@ -122,6 +122,18 @@ static int new_session_keyring(rf_setup_fail *f)
     return 0;
 }
 
+/* pid 1 is a copy of the caller's process: its memory holds the caller's
+ * whole environment and /proc/1/environ shows it. Not dumpable, so the
+ * command (same uid, no capabilities) cannot read or ptrace it. Set after
+ * the last credential change, which would reset it; exec resets it for
+ * the command. */
+static int hide_init(rf_setup_fail *f)
+{
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        return rf_fail(f, "make init non-dumpable", NULL);
+    return 0;
+}
+
 static int block_signals(sigset_t *old, rf_setup_fail *f)
 {
     sigset_t all;
@@ -177,7 +189,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     /* Capabilities and no_new_privs, then Landlock, then seccomp last: the
      * filter would otherwise forbid the calls the steps before it need. */
-    if (rf_caps_drop_all(&f) < 0)
+    if (rf_caps_drop_all(&f) < 0 || hide_init(&f) < 0)
         die(c, &f);
     /* Forwarded signals and SIGCHLD stay blocked from here on, so none is
      * lost between fork and init's signalfd. */
