@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <mqueue.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -379,6 +381,92 @@ static int do_chmod(const char *path, const char *mode)
     return result(chmod(path, (mode_t)strtol(mode, NULL, 8)));
 }
 
+/* Host helper: create a POSIX message queue NAME (removed by mq-unlink). */
+static int do_mq_create(const char *name)
+{
+    mqd_t q = mq_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600, NULL);
+    if (q == (mqd_t)-1)
+        return result(-1);
+    mq_close(q);
+    return result(0);
+}
+
+static int do_mq_open(const char *name)
+{
+    mqd_t q = mq_open(name, O_RDONLY | O_CLOEXEC);
+    if (q != (mqd_t)-1)
+        mq_close(q);
+    return result(q == (mqd_t)-1 ? -1 : 0);
+}
+
+static int do_mq_unlink(const char *name)
+{
+    return result(mq_unlink(name));
+}
+
+#define INJECT_MARK "RFINJECT"
+
+/* From a new session, make fd 0 (a terminal that is no one's controlling
+ * terminal) ours, then push a line into its input as if typed. */
+static int do_steal_tty(void)
+{
+    pid_t p = fork();
+    if (p < 0)
+        return result(-1);
+    if (p == 0) {
+        setsid();
+        (void)ioctl(0, TIOCSCTTY, 0);
+        int rc = 0;
+        for (const char *c = INJECT_MARK "\n"; *c && rc == 0; c++)
+            rc = ioctl(0, TIOCSTI, c);
+        rc = result(rc);
+        fflush(stdout);
+        _exit(rc);
+    }
+    int st;
+    waitpid(p, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+/* Host helper: run CMD with a fresh pty, no one's controlling terminal,
+ * as stdin (as a harness might), then report whether anything CMD did
+ * pushed INJECT_MARK into that terminal's input ("ok" = it did). */
+static int do_pty_run(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0)
+        return result(-1);
+    int s = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (s < 0)
+        return result(-1);
+    pid_t p = fork();
+    if (p == 0) {
+        dup2(s, 0);
+        execvp(argv[2], argv + 2);
+        _exit(127);
+    }
+    int st;
+    waitpid(p, &st, 0);
+    char buf[4096];
+    size_t len = 0;
+    struct pollfd pfd = { .fd = m, .events = POLLIN };
+    while (len < sizeof buf - 1 && poll(&pfd, 1, 200) > 0) {
+        ssize_t n = read(m, buf + len, sizeof buf - 1 - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    if (strstr(buf, INJECT_MARK)) {
+        puts("ok");
+        return 0;
+    }
+    puts("denied: nothing injected");
+    return 1;
+}
+
 static int dispatch(int argc, char **argv);
 
 /* nested ACTION [ARG...]: the action from inside a new user and mount
@@ -416,6 +504,11 @@ static int dispatch_security(int argc, char **argv)
     if (!strcmp(a, "nested")) return do_nested(argc, argv);
     if (!strcmp(a, "create-mode")) return do_create_mode(x, y);
     if (!strcmp(a, "chmod")) return do_chmod(x, y);
+    if (!strcmp(a, "steal-tty")) return do_steal_tty();
+    if (!strcmp(a, "pty-run")) return do_pty_run(argc, argv);
+    if (!strcmp(a, "mq-create")) return do_mq_create(x);
+    if (!strcmp(a, "mq")) return do_mq_open(x);
+    if (!strcmp(a, "mq-unlink")) return do_mq_unlink(x);
     return -1;
 }
 

@@ -24,6 +24,9 @@ if [ -n "$disk" ]; then
 else
     skip "the host's disks are absent inside" "no block device on this host"
 fi
+expect_exit 0 "list /dev/pts inside" rf run -- ls -A /dev/pts
+pts=$(tr '\n' ' ' <<<"$OUT")
+check "/dev/pts is a new instance: no host terminal in it (saw: $pts)" test "$pts" = "ptmx "
 in_denied "/dev is read-only (create a file)" write /dev/rf-sec-file
 in_ok "control: /dev/null is writable" write /dev/null
 

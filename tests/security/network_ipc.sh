@@ -21,7 +21,7 @@ fi
 in_ok "loopback inside the sandbox works (listen and connect on 127.0.0.1)" loopback-tcp
 expect_exit 0 "the sandbox has only a loopback interface" rf run -- cat /proc/net/dev
 check "no interface but lo in /proc/net/dev" \
-    test "$(tail -n +3 <<<"$OUT" | awk -F: '{gsub(/ /, "", $1); print $1}' | grep -vx lo | wc -l)" = 0
+    test "$(tail -n +3 <<<"$OUT" | awk -F: '{gsub(/ /, "", $1); print $1}' | grep -cvx lo)" = 0
 
 # ── Host abstract unix socket ──
 abstract="rf-sec-$TOKEN"
@@ -55,6 +55,19 @@ for kind in shm msg; do
     fi
 done
 
+# ── Host POSIX message queue ──
+mq="/rf-sec-$TOKEN"
+if "$PROBE" mq-create "$mq" >/dev/null 2>&1; then
+    at_exit "'$PROBE' mq-unlink '$mq' >/dev/null 2>&1"
+    host_ok "control: the host's POSIX message queue $mq opens on the host" mq "$mq"
+    in_denied "the host's POSIX message queue is invisible inside" mq "$mq"
+    contains "it does not exist there (ENOENT), not just forbidden" "$OUT" ENOENT
+    "$PROBE" mq-unlink "$mq" >/dev/null 2>&1
+else
+    skip "the host's POSIX message queue is invisible inside" "cannot create one here"
+    skip "it does not exist there (ENOENT), not just forbidden" "cannot create one here"
+fi
+
 # ── Host POSIX shared memory (/dev/shm) ──
 shmfile="/dev/shm/rf-sec-$TOKEN"
 if echo secret >"$shmfile" 2>/dev/null; then
@@ -66,6 +79,15 @@ if echo secret >"$shmfile" 2>/dev/null; then
 else
     skip "the host's /dev/shm object is invisible inside" "cannot write /dev/shm"
 fi
+
+# ── Host unix sockets by path: /run and /var are not there at all ──
+in_denied "/run is absent inside" stat /run
+in_denied "/var is absent inside" stat /var
+for sock in /run/dbus/system_bus_socket /var/run/docker.sock /run/systemd/private /tmp/.X11-unix/X0; do
+    if [ -S "$sock" ]; then
+        in_denied "the host socket $sock is unreachable" stat "$sock"
+    fi
+done
 
 # ── Hostname (UTS namespace) ──
 host_name=$(uname -n)

@@ -74,3 +74,22 @@ if command -v script >/dev/null && [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/
 else
     skip "TIOCSTI into the caller's terminal is denied inside" "no script(1) or TIOCSTI disabled"
 fi
+
+# A terminal on stdin that is no one's controlling terminal (a harness's
+# pty): setsid alone does not help, the command can make it its own
+# controlling terminal and then push input into it for whoever reads next.
+if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)" = 1 ]; then
+    rc=0
+    ctl=$("$PROBE" pty-run "$PROBE" steal-tty 2>&1 </dev/null) || rc=$?
+    if [ "$rc" = 0 ]; then
+        pass "control: on the host, input can be pushed into a pty given as stdin"
+        rc=0
+        got=$("$PROBE" pty-run "$RINGFENCE" run --expose "$PROBE" -- "$PROBE" steal-tty 2>&1 </dev/null) || rc=$?
+        if [ "$rc" = 1 ]; then pass "no input can be pushed into a pty given as stdin from inside"
+        else fail "no input can be pushed into a pty given as stdin from inside"; diag "exit $rc: ${got:0:400}"; fi
+    else
+        skip "no input can be pushed into a pty given as stdin from inside" "control failed: $ctl"
+    fi
+else
+    skip "no input can be pushed into a pty given as stdin from inside" "TIOCSTI disabled on this kernel"
+fi
