@@ -76,6 +76,21 @@ static const rf_seccomp_rule rules[] = {
     { "personality", -1, EPERM, RF_SC_ARGS_PERSONALITY, DEF },
     /* Typing into the terminal of the process outside. */
     { "ioctl", -1, EPERM, RF_SC_ARGS_IOCTL_TTY, DEF },
+    /* No setuid or setgid files: for a root caller the workspace is
+     * idmapped, so a file the sandbox creates belongs to host root, and a
+     * setuid bit on it would hand root to any host user who runs it. */
+    { "chmod", -1, EPERM, RF_SC_ARGS_SETID_MODE, DEF },
+    { "fchmod", -1, EPERM, RF_SC_ARGS_SETID_MODE, DEF },
+    { "fchmodat", -1, EPERM, RF_SC_ARGS_SETID_MODE, DEF },
+    { "fchmodat2", 452, EPERM, RF_SC_ARGS_SETID_MODE, DEF },
+    { "creat", -1, EPERM, RF_SC_ARGS_SETID_MODE, DEF },
+    { "open", -1, EPERM, RF_SC_ARGS_SETID_MODE, DEF },
+    { "openat", -1, EPERM, RF_SC_ARGS_SETID_MODE, DEF },
+    { "mknod", -1, EPERM, RF_SC_ARGS_SETID_MODE, DEF },
+    { "mknodat", -1, EPERM, RF_SC_ARGS_SETID_MODE, DEF },
+    /* openat2 passes its mode in memory a filter cannot read: ENOSYS, and
+     * libc and careful programs fall back to openat, checked above. */
+    { "openat2", -1, ENOSYS, RF_SC_ARGS_NONE, DEF },
     /* Socket families beyond unix, IPv4, IPv6 and route netlink. */
     { "socket", -1, EAFNOSUPPORT, RF_SC_ARGS_FAMILY, DEF },
     { "socketpair", -1, EAFNOSUPPORT, RF_SC_ARGS_FAMILY, DEF },
@@ -118,8 +133,23 @@ const char *rf_seccomp_rule_condition(const rf_seccomp_rule *r)
         return " (TIOCSTI, TIOCLINUX)";
     case RF_SC_ARGS_FAMILY:
         return " (families other than AF_UNIX, AF_INET, AF_INET6, AF_NETLINK/NETLINK_ROUTE)";
+    case RF_SC_ARGS_SETID_MODE:
+        return " (mode & (S_ISUID|S_ISGID))";
     case RF_SC_ARGS_NONE:
         break;
     }
     return "";
+}
+
+unsigned rf_seccomp_mode_arg(const char *name)
+{
+    static const struct { const char *name; unsigned arg; } args[] = {
+        { "chmod", 1 }, { "fchmod", 1 }, { "creat", 1 }, { "mknod", 1 },
+        { "fchmodat", 2 }, { "fchmodat2", 2 }, { "open", 2 }, { "mknodat", 2 },
+        { "openat", 3 },
+    };
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
+        if (!strcmp(args[i].name, name))
+            return args[i].arg;
+    return 1;
 }

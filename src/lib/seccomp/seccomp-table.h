@@ -12,6 +12,7 @@ typedef enum {
     RF_SC_ARGS_PERSONALITY, /* all but the harmless personas */
     RF_SC_ARGS_IOCTL_TTY,   /* only TIOCSTI and TIOCLINUX */
     RF_SC_ARGS_FAMILY,      /* only the unwanted socket families */
+    RF_SC_ARGS_SETID_MODE,  /* only when the mode carries S_ISUID or S_ISGID */
 } rf_seccomp_args;
 
 typedef struct rf_seccomp_rule {
@@ -27,3 +28,5 @@ const rf_seccomp_rule *rf_seccomp_rule_find(const char *name);
 bool rf_seccomp_rule_in(const rf_seccomp_rule *r, rf_seccomp_profile profile);
 /* " (flags & CLONE_NEWUSER)" and the like, or "". */
 const char *rf_seccomp_rule_condition(const rf_seccomp_rule *r);
+/* Which argument carries the mode for a RF_SC_ARGS_SETID_MODE row. */
+unsigned rf_seccomp_mode_arg(const char *name);

@@ -107,6 +107,11 @@ static int add_rule(scmp_filter_ctx ctx, const rf_seccomp_rule *rule)
     }
     case RF_SC_ARGS_FAMILY:
         return add_family_rules(ctx, nr, rule->errnum, !strcmp(rule->name, "socket"));
+    case RF_SC_ARGS_SETID_MODE: {
+        unsigned a = rf_seccomp_mode_arg(rule->name);
+        int r = seccomp_rule_add(ctx, act, nr, 1, SCMP_CMP(a, SCMP_CMP_MASKED_EQ, S_ISUID, S_ISUID));
+        return r ? r : seccomp_rule_add(ctx, act, nr, 1, SCMP_CMP(a, SCMP_CMP_MASKED_EQ, S_ISGID, S_ISGID));
+    }
     case RF_SC_ARGS_PERSONALITY:
         return 0; /* an allow-list libseccomp cannot express: see personality_prefix() */
     }
