@@ -12,6 +12,7 @@ static const struct subcommand {
 } subcommands[] = {
     { "run", rf_cli_run, "run a command in the sandbox" },
     { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
+    { "fs", rf_cli_fs, "workspace-confined file tools: read, write, append, edit, list" },
 };
 
 static void print_help(FILE *out)
@@ -56,7 +57,7 @@ int rf_cli_usage_error(const char *sub, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    fprintf(stderr, "hint: see 'ringfence %s--help'\n", sub ? sub : "");
+    fprintf(stderr, "hint: see 'ringfence %s%s--help'\n", sub ? sub : "", sub ? " " : "");
     return RF_EXIT_FAILURE;
 }
 
