@@ -39,6 +39,16 @@ expect_exit 1 "edit: several occurrences exits 1" rf fs edit x.txt --old 'x' --n
 contains "edit: says how many" "$ERR" "occurs 3 times in x.txt"
 contains "edit: hints how to fix" "$ERR" "hint:"
 
+# a read-only file stays read-only (root may write it, as with any write)
+echo ro >ro.txt
+chmod 444 ro.txt
+if is_root; then skip "write: a read-only file is refused" "root bypasses permissions"
+else
+    expect_exit 1 "write: a read-only file is refused" rf fs write ro.txt --content x
+    contains "write: says permission denied" "$ERR" "cannot write ro.txt: Permission denied"
+    check "write: read-only file unchanged" [ "$(cat ro.txt)" = "ro" ]
+fi
+
 # list
 expect_exit 0 "list: the workspace" rf fs list
 contains "list: directories end in /" "$OUT" "notes/"

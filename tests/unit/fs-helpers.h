@@ -9,11 +9,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define SECRET "TOP-SECRET-OUTSIDE\n"
@@ -142,3 +145,31 @@ static inline const char *errmsg(rf_error *err)
     rf_error_free(err);
     return buf;
 }
+
+/* Become root of a new user namespace (when not root), then get a private
+ * mount namespace. */
+static inline int private_mounts(void)
+{
+    if (geteuid() != 0) {
+        uid_t uid = geteuid();
+        gid_t gid = getegid();
+        if (unshare(CLONE_NEWUSER) < 0)
+            return -1;
+        char map[64];
+        snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+        FILE *f = fopen("/proc/self/setgroups", "w");
+        if (f)
+            fputs("deny", f), fclose(f);
+        f = fopen("/proc/self/uid_map", "w");
+        if (!f || fputs(map, f) < 0 || fclose(f) != 0)
+            return -1;
+        snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+        f = fopen("/proc/self/gid_map", "w");
+        if (!f || fputs(map, f) < 0 || fclose(f) != 0)
+            return -1;
+    }
+    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return -1;
+    return 0;
+}
+

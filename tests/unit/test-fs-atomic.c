@@ -8,9 +8,7 @@
 #include "fs-helpers.h"
 #include "fs/fs-internal.h"
 
-#include <sched.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -71,33 +69,6 @@ static void fsize_case(int verb, bool named, const char *desc)
     ok(content_is(tpath(T_WS, "dir/old.txt"), OLD), d);
     snprintf(d, sizeof d, "EFBIG: %s left no temp file", desc);
     is_int(count_entries(tpath(T_WS, "dir")), 1, d);
-}
-
-/* Become root of a new user namespace (when not root), then get a private
- * mount namespace. */
-static int private_mounts(void)
-{
-    if (geteuid() != 0) {
-        uid_t uid = geteuid();
-        gid_t gid = getegid();
-        if (unshare(CLONE_NEWUSER) < 0)
-            return -1;
-        char map[64];
-        snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
-        FILE *f = fopen("/proc/self/setgroups", "w");
-        if (f)
-            fputs("deny", f), fclose(f);
-        f = fopen("/proc/self/uid_map", "w");
-        if (!f || fputs(map, f) < 0 || fclose(f) != 0)
-            return -1;
-        snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
-        f = fopen("/proc/self/gid_map", "w");
-        if (!f || fputs(map, f) < 0 || fclose(f) != 0)
-            return -1;
-    }
-    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        return -1;
-    return 0;
 }
 
 /* In a child: a 64 KiB tmpfs as the workspace, an old file, then a write

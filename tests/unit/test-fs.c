@@ -282,6 +282,32 @@ static void test_protected(rf_fs *fs)
     unlink(tpath(T_WS, ".ringfence.json"));
 }
 
+/* In a child with its own mounts: bind .git/hooks elsewhere in the
+ * workspace; a write there must still be refused (identity check).
+ * Exit 0 refused, 1 written, 77 no mount namespace. */
+static void test_protected_bind_mount(void)
+{
+    mkdir(tpath(T_WS, "hooks-bind"), 0755);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (private_mounts() < 0 || mount(tpath(T_WS, ".git/hooks"), tpath(T_WS, "hooks-bind"), NULL, MS_BIND, NULL) < 0)
+            _exit(77);
+        rf_fs *fs = open_ws(NULL);
+        const char *e = wr(fs, "hooks-bind/post-merge", "x");
+        _exit(e && strstr(e, "is protected") ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+    if (rc == 77)
+        printf("ok %d - protected: a bind mount of .git/hooks # SKIP no mount namespace\n", ++tap_n);
+    else
+        is_int(rc, 0, "protected: a bind mount of .git/hooks is caught by identity");
+    ok(!exists(tpath(T_WS, ".git/hooks/post-merge")), "protected: nothing written through the bind mount");
+    rmdir(tpath(T_WS, "hooks-bind"));
+}
+
 static void test_edit(rf_fs *fs)
 {
     put(tpath(T_WS, "e.txt"), "alpha beta\ngamma beta\n");
@@ -460,6 +486,7 @@ int main(void)
     test_symlink_inside(fs);
     test_allow_patterns();
     test_protected(fs);
+    test_protected_bind_mount();
     test_edit(fs);
     test_list(fs);
     test_read(fs);

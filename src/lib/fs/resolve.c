@@ -256,8 +256,10 @@ int rf_fs_reopen(const rf_fs *fs, const rf_fs_obj *o, int flags, const char *use
         fd = (int)rf_fs_openat2(fs->ws_fd, rel, flags, CONFINED | RESOLVE_NO_SYMLINKS);
     else
         fd = (int)rf_fs_openat2(AT_FDCWD, o->canon, flags, RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS);
+    if (fd < 0 && (errno == ELOOP || errno == EXDEV || errno == ENOENT))
+        return rf_fs_fail(err, 0, "%s changed while being opened; retry", user_path);
     if (fd < 0)
-        return rf_fs_fail_open(err, errno == ELOOP || errno == EXDEV ? EAGAIN : errno, user_path);
+        return rf_fs_fail_open(err, errno, user_path);
     struct stat st;
     if (fstat(fd, &st) < 0)
         return rf_fs_fail(err, errno, "cannot stat %s", user_path);
@@ -414,7 +416,11 @@ static int target_step(rf_fs *fs, const char *cur, const char *user_path, bool c
         return -1;
     bool beneath = d.beneath, lex_inside = d.lex_inside || followed;
     int rc = -1;
-    if (!S_ISDIR(d.st.st_mode))
+    /* A directory outside with no allow_write_paths at all: refuse now,
+     * before looking into it (no probing of what lies out there). */
+    if (fs->restrict_ws && !beneath && !rf_path_is_beneath(d.canon, fs->ws) && fs->n_write_re == 0)
+        deny_path(lex_inside, user_path, err);
+    else if (!S_ISDIR(d.st.st_mode))
         rf_fs_fail(err, 0, "not a directory: %s (a component of the path is a file)", user_path);
     else if ((t->dirfd = rf_fs_reopen(fs, &d, O_RDONLY | O_DIRECTORY, user_path, err)) >= 0)
         rc = 0;

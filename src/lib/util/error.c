@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+__attribute__((format(printf, 1, 0)))
 static char *vformat(const char *fmt, va_list ap)
 {
     char *s = NULL;
@@ -14,6 +15,7 @@ static char *vformat(const char *fmt, va_list ap)
     return s;
 }
 
+__attribute__((format(printf, 4, 0)))
 static int error_vset(rf_error **err, int exit_code, int errnum, const char *fmt, va_list ap)
 {
     if (!err || *err)
