@@ -3,6 +3,8 @@
  * symlink escapes, symlinks that stay inside), allow_* patterns, protected
  * paths, and each verb's behaviour and errors. */
 #include "fs-helpers.h"
+#include "policy/policy.h"
+#include "util/strv.h"
 
 #include <sys/types.h>
 
@@ -475,6 +477,33 @@ static void test_unrestricted(void)
     rf_fs_close(fs);
 }
 
+static void test_open_for_policy(void)
+{
+    struct rf_policy p;
+    memset(&p, 0, sizeof p);
+    char re[600];
+    snprintf(re, sizeof re, "^%s/secret$", T_OUT);
+    p.workspace = T_WS;
+    p.restrict_to_workspace = true;
+    rf_strv_push(&p.tools.allow_read_paths, re);
+    rf_strv_push(&p.protected_paths, "only-this");
+    p.tools.max_read_bytes = 5;
+    rf_error *err = NULL;
+    rf_fs *fs = rf_fs_open_for_policy(&p, &err);
+    ok(fs != NULL, "policy: opens from a resolved policy");
+    if (fs) {
+        like(rd_err(fs, tpath(T_OUT, "secret"), 0, 0), "more than max_read_bytes (5)",
+             "policy: tools.allow_read_paths admits, tools.max_read_bytes caps");
+        like(wr(fs, "only-this", "x"), "is protected", "policy: protected_paths from the policy");
+        ok(!wr(fs, ".ringfence.json", "{}"), "policy: its list replaces the built-in one");
+        unlink(tpath(T_WS, ".ringfence.json"));
+        rf_fs_close(fs);
+    }
+    rf_error_free(err);
+    rf_strv_free(p.tools.allow_read_paths);
+    rf_strv_free(p.protected_paths);
+}
+
 int main(void)
 {
     scratch_setup();
@@ -493,6 +522,7 @@ int main(void)
     test_binary_and_size();
     test_write(fs);
     test_unrestricted();
+    test_open_for_policy();
     rf_fs_close(fs);
     scratch_teardown();
     return done_testing();
