@@ -15,6 +15,7 @@ static const struct subcommand {
     { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
     { "config", rf_cli_config, "print the merged policy (--explain: where each value came from)" },
     { "doctor", rf_cli_doctor, "what this host supports, per backend" },
+    { "fs", rf_cli_fs, "workspace-confined file tools: read, write, append, edit, list" },
 };
 
 static void print_help(FILE *out)
