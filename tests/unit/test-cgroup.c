@@ -13,6 +13,8 @@
 #include "util/strv.h"
 
 #include <errno.h>
+#include <linux/sched.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -120,7 +122,9 @@ static int child_pause(void *arg)
     return 0;
 }
 
-static bool in_cgroup(pid_t pid, const char *name)
+/* Is pid in a cgroup called name, in any hierarchy (v2_only: in the
+ * unified one, the "0::" line)? */
+static bool in_cgroup_line(pid_t pid, const char *name, bool v2_only)
 {
     char p[64], buf[4096] = "";
     snprintf(p, sizeof p, "/proc/%d/cgroup", (int)pid);
@@ -129,7 +133,16 @@ static bool in_cgroup(pid_t pid, const char *name)
     if (fd >= 0)
         close(fd);
     buf[n > 0 ? n : 0] = '\0';
-    return strstr(buf, name) != NULL;
+    for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save))
+        if ((!v2_only || strncmp(line, "0::", 3) == 0) && strstr(line, name))
+            return true;
+    return false;
+}
+
+static bool in_cgroup(pid_t pid, const char *name)
+{
+    return in_cgroup_line(pid, name, false);
 }
 
 static void test_create_attach_destroy(void)
@@ -186,6 +199,34 @@ static void test_create_attach_destroy(void)
         free(dirs[c]);
     }
     ok(gone, "destroy removes every directory it made");
+}
+
+/* What the native backend does: clone3 straight into the v2 cgroup, so the
+ * child never runs outside it; then attach for the v1 hierarchies. */
+static void test_clone_into_cgroup(void)
+{
+    rf_limits l = { .pids = 8 };
+    rf_limits_report how;
+    rf_cgroup *cg = make(&l, &how);
+    if (!cg)
+        return (void)ok(0, "clone3: setup");
+    if (rf_cgroup_v2_dir_fd(cg) < 0) {
+        unmake(cg);
+        return skip("clone3: no writable cgroup2 hierarchy here");
+    }
+    struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+                               .cgroup = (uint64_t)rf_cgroup_v2_dir_fd(cg) };
+    fflush(stdout);
+    pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
+    if (pid == 0) {
+        pause();
+        _exit(0);
+    }
+    ok(pid > 0 && in_cgroup_line(pid, rf_cgroup_name(cg), true),
+       "clone3(CLONE_INTO_CGROUP) lands in the v2 cgroup");
+    ok(pid > 0 && rf_cgroup_attach(cg, pid, NULL) == 0, "  ...and attach adds the v1 ones");
+    unmake(cg);
+    is_int(pid > 0 ? wait_for(pid, NULL) : -1, 256 + SIGKILL, "  ...and destroy kills it");
 }
 
 static void test_no_limits(void)
@@ -587,6 +628,7 @@ int main(void)
         return done_testing();
     }
     test_create_attach_destroy();
+    test_clone_into_cgroup();
     test_fork_bomb();
     test_oom();
     test_kill_tree();

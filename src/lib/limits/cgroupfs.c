@@ -20,11 +20,20 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void sleep_ms(long ms)
+static void sleep_us(long us)
 {
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
         ;
+}
+
+/* Waiting for processes to finish exiting: usually microseconds, so start
+ * short and back off to a millisecond. */
+static void backoff(long *us)
+{
+    sleep_us(*us);
+    if (*us < 1000)
+        *us *= 2;
 }
 
 int rf_cgroupfs_write(int dir_fd, const char *file, const char *value)
@@ -188,11 +197,21 @@ static int kill_tree(int dir_fd, int depth)
     return below < 0 ? below : here + below;
 }
 
-static int v2_populated(int dir_fd)
+/* Wait until cgroup.events says "populated 0". Not poll(): the kernel
+ * rate-limits cgroup.events notifications to one per 10 ms, and the one for
+ * "populated 1" usually came just before. */
+static int v2_wait_empty(int dir_fd, long long deadline)
 {
-    uint64_t v = 0;
-    int r = rf_cgroupfs_read_u64(dir_fd, "cgroup.events", "populated", &v);
-    return r < 0 ? r : v != 0;
+    long us = 20;
+    for (;;) {
+        uint64_t populated = 0;
+        int r = rf_cgroupfs_read_u64(dir_fd, "cgroup.events", "populated", &populated);
+        if (r < 0 || !populated)
+            return r;
+        if (now_ms() > deadline)
+            return -EBUSY;
+        backoff(&us);
+    }
 }
 
 int rf_cgroupfs_kill(int dir_fd, bool v2, int timeout_ms)
@@ -200,26 +219,19 @@ int rf_cgroupfs_kill(int dir_fd, bool v2, int timeout_ms)
     long long deadline = now_ms() + timeout_ms;
     /* cgroup.kill (5.14+) kills the whole subtree at once and also catches
      * children forked while it runs, with no pid-reuse race. */
-    if (v2 && rf_cgroupfs_write(dir_fd, "cgroup.kill", "1") == 0) {
-        for (;;) {
-            int p = v2_populated(dir_fd);
-            if (p <= 0)
-                return p;
-            if (now_ms() > deadline)
-                return -EBUSY;
-            sleep_ms(1);
-        }
-    }
+    if (v2 && rf_cgroupfs_write(dir_fd, "cgroup.kill", "1") == 0)
+        return v2_wait_empty(dir_fd, deadline);
     /* v1 (and v2 before 5.14): signal what cgroup.procs lists until nothing
      * is left; a process listed may fork before it dies, so repeat. Zombies
      * are not listed, so this ends even if nobody has reaped them yet. */
+    long us = 20;
     for (;;) {
         int n = kill_tree(dir_fd, 0);
         if (n <= 0)
             return n;
         if (now_ms() > deadline)
             return -EBUSY;
-        sleep_ms(1);
+        backoff(&us);
     }
 }
 
@@ -266,6 +278,7 @@ static int rmdir_children(int dir_fd, int depth)
 int rf_cgroupfs_rmdir(int parent_fd, const char *name, int timeout_ms)
 {
     long long deadline = now_ms() + timeout_ms;
+    long us = 20;
     for (;;) {
         int r = rmdir_at(parent_fd, name, 0);
         if (r == 0 || r == -ENOENT)
@@ -273,6 +286,6 @@ int rf_cgroupfs_rmdir(int parent_fd, const char *name, int timeout_ms)
         /* EBUSY right after a kill: the last task is still exiting. */
         if ((r != -EBUSY && r != -ENOTEMPTY) || now_ms() > deadline)
             return r;
-        sleep_ms(1);
+        backoff(&us);
     }
 }
