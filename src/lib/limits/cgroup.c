@@ -89,10 +89,11 @@ static int cg_add_dir(rf_cgroup *cg, int id, bool v2, const char *parent_dir)
     }
     /* Moving a process in needs write access to the common ancestor's
      * cgroup.procs, i.e. our own; root passes, a user needs delegation. */
-    if (geteuid() != 0 && faccessat(pfd, "cgroup.procs", W_OK, AT_EACCESS) < 0) {
+    if (faccessat(pfd, "cgroup.procs", W_OK, AT_EACCESS) < 0) {
         int e = errno;
         close(d->fd);
         free(d->path);
+        d->path = NULL;
         unlinkat(pfd, d->name, AT_REMOVEDIR);
         return -e;
     }
