@@ -374,7 +374,8 @@ static void test_cpu(void)
     if (host.cpu != RF_LIMIT_CGROUP_V1 && host.cpu != RF_LIMIT_CGROUP_V2)
         return skip("no writable cpu cgroup here");
     double load[1];
-    if (getloadavg(load, 1) == 1 && load[0] > 1.5)
+    /* RF_TEST_CPU_ANYWAY=1 measures on a busy machine too (by hand). */
+    if (getloadavg(load, 1) == 1 && load[0] > 1.5 && !getenv("RF_TEST_CPU_ANYWAY"))
         return skip("cpu share: the machine is busy (loadavg > 1.5)");
     rf_limits l = { .cpu = 0.25 };
     rf_limits_report how;
