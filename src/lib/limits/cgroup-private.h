@@ -32,5 +32,7 @@ struct rf_cgroup {
 
 /* Kill and remove every directory; async-signal-safe (the keeper uses it). */
 int rf_cgroup_kill_and_remove(rf_cgroup *cg);
-/* Stop and reap the keeper, if any (rf_cgroup_destroy calls it). */
+/* Tell the keeper to finish (it then kills and removes, as destroy does). */
+void rf_cgroup_keeper_release(rf_cgroup *cg);
+/* Release and reap the keeper, if any (rf_cgroup_destroy calls it). */
 void rf_cgroup_keeper_stop(rf_cgroup *cg);

@@ -431,6 +431,9 @@ void rf_cgroup_destroy(rf_cgroup *cg)
 {
     if (!cg)
         return;
+    /* Release the keeper first: it does the same idempotent work, so its
+     * wake-up overlaps ours instead of adding to it. */
+    rf_cgroup_keeper_release(cg);
     rf_cgroup_kill_and_remove(cg);
     rf_cgroup_keeper_stop(cg);
     for (size_t i = 0; i < cg->n; i++) {

@@ -66,9 +66,8 @@ int rf_cgroup_read_stats(const rf_cgroup *cg, rf_cgroup_stats *out);
 
 /* A short name of the cgroup (e.g. "ringfence-123-0"), for plans and logs. */
 const char *rf_cgroup_name(const rf_cgroup *cg);
-/* Directory of cg in the hierarchy enforcing `how`'s controller: for tests
- * and `ringfence doctor`. ctrl is "memory", "pids", "cpu" or "" (the v2
- * cgroup). NULL if none. */
+/* The directory of the cgroup enforcing ctrl ("memory", "pids", "cpu"), or
+ * with "" the v2 cgroup; NULL if there is none. For tests and doctor. */
 const char *rf_cgroup_dir(const rf_cgroup *cg, const char *ctrl);
 
 /* Start a keeper: a small forked process (setsid, every fd but its own

@@ -117,12 +117,18 @@ int rf_cgroup_keeper_start(rf_cgroup *cg, rf_error **err)
     return 0;
 }
 
+void rf_cgroup_keeper_release(rf_cgroup *cg)
+{
+    if (cg->keeper_release_fd >= 0)
+        close(cg->keeper_release_fd);
+    cg->keeper_release_fd = -1;
+}
+
 void rf_cgroup_keeper_stop(rf_cgroup *cg)
 {
     if (cg->keeper_pid <= 0)
         return;
-    close(cg->keeper_release_fd);
-    cg->keeper_release_fd = -1;
+    rf_cgroup_keeper_release(cg);
     /* Reap through the pidfd: if the program's own SIGCHLD handler reaped
      * the keeper already, this fails with ECHILD instead of waiting for an
      * unrelated child that got the same pid. */
