@@ -4,7 +4,24 @@
  * the hybrid of both), written with the limits, entered by the sandbox,
  * killed and removed when it ends. Nothing is created anywhere else and no
  * process other than the sandbox's is ever moved. docs/limits.md has the
- * user-facing story. Not thread-safe per handle. */
+ * user-facing story. Not thread-safe per handle.
+ *
+ * How a backend uses it for one sandbox:
+ *   once per process  rf_cgroup_sweep_stale(RF_CGROUP_STALE_AGE_S)
+ *   spawn   rf_cgroup_create(), rf_cgroup_keeper_start(), then
+ *           clone3(CLONE_INTO_CGROUP, cgroup = rf_cgroup_v2_dir_fd()) when
+ *           that is >= 0, without CLONE_NEWCGROUP; rf_cgroup_attach(pid)
+ *           for the v1 hierarchies while the child waits; then the child
+ *           unshares CLONE_NEWCGROUP (so its cgroup is the namespace root
+ *           in every hierarchy), closes every fd above 2 (the cgroup
+ *           directories and the keeper's pipe among them) and calls
+ *           rf_limits_apply_rlimits(&limits, &how) before exec.
+ *   wait    the sandbox's init reaps (pids.current counts zombies).
+ *   timeout SIGTERM, the grace period, then rf_cgroup_kill().
+ *   end     rf_cgroup_read_stats() into the status, rf_cgroup_destroy().
+ *   signals SIGINT/SIGTERM/SIGHUP to the caller: handled by its wait loop,
+ *           which ends in rf_cgroup_destroy(); SIGKILL or a crash: the
+ *           keeper; both killed: the sweep at the next start. */
 #pragma once
 #include "ringfence.h"
 #include "policy/policy.h"
