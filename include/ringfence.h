@@ -259,6 +259,37 @@ RF_EXPORT int rf_fs_edit(rf_fs *fs, const char *path, const char *old_text, cons
 RF_EXPORT int rf_fs_list(rf_fs *fs, const char *path, bool recursive, size_t max_entries,
                          char ***out_entries, rf_error **err);
 RF_EXPORT void rf_fs_entries_free(char **entries);
+/* ── Limits ────────────────────────────────────────────────────────────── */
+/* How a limit is enforced (docs/limits.md): by a cgroup, by an rlimit
+ * fallback (approximate: per process, not per sandbox), or not at all. */
+typedef enum {
+    RF_LIMIT_NONE,
+    RF_LIMIT_CGROUP_V2,
+    RF_LIMIT_CGROUP_V1,
+    RF_LIMIT_RLIMIT,
+} rf_limit_how;
+typedef struct rf_limits_report {
+    rf_limit_how memory, pids, cpu;
+} rf_limits_report;
+/* "cgroup-v2", "cgroup-v1", "rlimit", "none" (static). */
+RF_EXPORT const char *rf_limit_how_name(rf_limit_how how);
+
+/* Parse limit settings as users write them. 0, "none" and "unlimited" mean
+ * no limit (0). Errors name the setting (limits.memory, ...) and carry a
+ * hint with the expected form.
+ *  memory:  "1048576", "512k", "256M", "1.5G", "1T" (binary units, optional
+ *           "b"/"ib" suffix, any case); at least 4k.
+ *  cpu:     CPUs as a decimal, "0.25" = a quarter of one CPU; 0.01 to 4096.
+ *  pids:    a whole number up to 4194304.
+ *  seconds: "90", "1.5", "500ms", "2m", "1h"; up to a year (for
+ *           limits.timeout and the kill grace). */
+RF_EXPORT int rf_limits_parse_memory(const char *s, uint64_t *out, rf_error **err);
+RF_EXPORT int rf_limits_parse_cpu(const char *s, double *out, rf_error **err);
+RF_EXPORT int rf_limits_parse_pids(const char *s, uint64_t *out, rf_error **err);
+RF_EXPORT int rf_limits_parse_seconds(const char *s, double *out, rf_error **err);
+/* Bytes as the shortest exact "256M" / "1536K" / "1000"; writes at most
+ * size bytes; returns the length or -1 if it did not fit. */
+RF_EXPORT int rf_limits_format_memory(uint64_t bytes, char *buf, size_t size);
 
 /* Version string, e.g. "0.1.0". */
 RF_EXPORT const char *rf_version(void);
