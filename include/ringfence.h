@@ -88,6 +88,11 @@ typedef struct rf_plan rf_plan;
 RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf_error **err);
 RF_EXPORT void rf_plan_free(rf_plan *plan);
 RF_EXPORT char *rf_plan_to_json(const rf_plan *plan); /* malloc'd, pretty */
+/* Find out now what would enforce the plan's memory, pids and cpu limits
+ * (a cgroup is created and removed at once), so the plan can show it and
+ * warn when a limit would only be approximate. Optional: rf_spawn decides
+ * again at start. */
+RF_EXPORT int rf_plan_probe_limits(rf_plan *plan, rf_error **err);
 /* Things the user should know (weaker modes, skipped settings); owned by plan. */
 RF_EXPORT char *const *rf_plan_warnings(const rf_plan *plan);
 
@@ -112,9 +117,17 @@ typedef struct rf_status {
     uint64_t peak_memory_bytes; /* cgroup peak, else max RSS */
     char *setup_error;  /* set when the sandbox could not be built */
     char *setup_hint;
+    /* The limits in force and what enforced each (see rf_limit_how). */
+    uint64_t memory_limit_bytes, pids_limit; /* 0: none */
+    double cpu_limit, timeout_seconds;       /* 0: none */
+    int memory_how, pids_how, cpu_how;       /* rf_limit_how values */
 } rf_status;
 
 RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);
+/* Things the user should know that only the start could tell (a limit
+ * enforced by an approximate rlimit because no cgroup was writable, ...).
+ * Owned by proc; NULL-terminated. */
+RF_EXPORT char *const *rf_proc_warnings(const rf_proc *proc);
 /* Host pid of the sandbox's init (pid 1 inside). */
 RF_EXPORT pid_t rf_proc_pid(const rf_proc *proc);
 /* Wait until the sandbox ends (enforcing the plan's timeout); fill *out.

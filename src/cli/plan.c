@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void help(void)
 {
@@ -40,6 +41,17 @@ int rf_cli_plan(int argc, char **argv)
     if (!policy)
         goto out;
     rf_plan *plan = rf_cli_plan_for(&o, policy, argv + idx, &code);
+    rf_error *err = NULL;
+    if (plan && rf_plan_probe_limits(plan, &err) < 0) {
+        code = rf_cli_report(err);
+        rf_error_free(err);
+        rf_plan_free(plan);
+        plan = NULL;
+    } else if (plan) {
+        for (char *const *w = rf_plan_warnings(plan); w && *w; w++)
+            if (strstr(*w, "limits."))
+                fprintf(stderr, "ringfence: warning: %s\n", *w);
+    }
     if (plan) {
         char *json = rf_plan_to_json(plan);
         puts(json ? json : "{}");

@@ -61,7 +61,9 @@ static void explain_end(const rf_plan *plan, const rf_status *st)
         fprintf(stderr, "ringfence: killed: timed out after %gs (the whole process tree was stopped)\n",
                 st->wall_seconds);
     } else if (st->oom_killed) {
-        fprintf(stderr, "ringfence: killed: out of memory\n");
+        char limit[32] = "";
+        rf_limits_format_memory(st->memory_limit_bytes, limit, sizeof limit);
+        fprintf(stderr, "ringfence: killed: out of memory (limit %s)\n", limit);
     }
 }
 
@@ -74,6 +76,9 @@ int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
         rf_error_free(err);
         return code;
     }
+    char *const *warnings = rf_proc_warnings(proc);
+    for (size_t i = 0; warnings && warnings[i]; i++)
+        fprintf(stderr, "ringfence: warning: %s\n", warnings[i]);
     if (o->status_fd >= 0)
         dprintf(o->status_fd, "{\"child-pid\":%d}\n", (int)rf_proc_pid(proc));
     running = proc;

@@ -66,6 +66,8 @@ struct rf_plan {
     char **instance_dirs; /* created (0700) before start */
 
     rf_limits limits;
+    bool limits_probed;        /* rf_plan_probe_limits() filled limits_how */
+    rf_limits_report limits_how;
     rf_landlock_mode landlock;
     rf_seccomp_profile seccomp;
     char **seccomp_deny;

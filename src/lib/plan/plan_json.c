@@ -3,6 +3,7 @@
  * shows before every start ("linux isolation mount plan", seed 000). */
 #include "plan/plan.h"
 #include "landlock/landlock.h"
+#include "limits/cgroup.h"
 
 #include <jansson.h>
 #include <sched.h>
@@ -90,6 +91,13 @@ static json_t *limits_json(const rf_plan *plan)
     json_object_set_new(o, "cpu", l->cpu > 0 ? json_real(l->cpu) : json_null());
     json_object_set_new(o, "timeout_seconds", l->timeout_s > 0 ? json_real(l->timeout_s) : json_null());
     json_object_set_new(o, "kill_grace_seconds", json_real(l->kill_grace_s));
+    if (plan->limits_probed)
+        json_object_set_new(o, "enforced_by",
+                            json_pack("{s:s, s:s, s:s}", "memory", rf_limit_how_name(plan->limits_how.memory), "pids",
+                                      rf_limit_how_name(plan->limits_how.pids), "cpu",
+                                      rf_limit_how_name(plan->limits_how.cpu)));
+    else
+        json_object_set_new(o, "enforced_by", json_string("decided at start: a cgroup, else an rlimit (approximate)"));
     return o;
 }
 
@@ -136,4 +144,15 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
 RF_EXPORT char *const *rf_plan_warnings(const rf_plan *plan)
 {
     return plan->warnings;
+}
+
+RF_EXPORT int rf_plan_probe_limits(rf_plan *plan, rf_error **err)
+{
+    const rf_limits *l = &plan->limits;
+    if (!l->memory_bytes && !l->pids && !(l->cpu > 0))
+        return 0;
+    if (rf_limits_probe(l, &plan->limits_how, &plan->warnings, err) < 0)
+        return -1;
+    plan->limits_probed = true;
+    return 0;
 }

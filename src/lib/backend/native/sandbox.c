@@ -6,6 +6,7 @@
  * exit status. No allocation from here on (see sandbox.h). */
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
+#include "limits/limits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -165,6 +166,10 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || setup_stdio(c, &f) < 0 ||
         close_inherited(c, &f) < 0 || wait_for_go(c, &f) < 0)
         die(c, &f);
+    /* The caller has moved us into the sandbox's cgroups by now: a cgroup
+     * namespace made here has them as its root. */
+    if (c->late_cgroupns && unshare(CLONE_NEWCGROUP) < 0 && rf_fail(&f, "cgroup namespace", NULL) < 0)
+        die(c, &f);
     /* Mounts: sources first (they may live under /tmp, which the new root
      * is attached over), then the root, then pivot_root. */
     if (rf_mount_capture_sources(plan, c->src_fds, c->userns_fd, &f) < 0 ||
@@ -183,6 +188,13 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     if (chdir(plan->cwd) < 0 && rf_fail(&f, "enter working directory", plan->cwd) < 0)
         die(c, &f);
+    /* After the identity switch: RLIMIT_NPROC counts the final uid. */
+    int rl = rf_limits_apply_rlimits(&plan->limits, &c->how);
+    if (rl < 0) {
+        errno = -rl;
+        rf_fail(&f, "resource limits", NULL);
+        die(c, &f);
+    }
     /* A new session: no controlling terminal, so no TIOCSTI injection into
      * the caller's terminal and no job-control signals from it. */
     if (setsid() < 0 && rf_fail(&f, "setsid", NULL) < 0)

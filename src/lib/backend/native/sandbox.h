@@ -27,6 +27,8 @@ typedef struct rf_native_ctx {
     size_t seccomp_len;
     const struct rf_landlock_rule *landlock_rules; /* built by the caller */
     size_t n_landlock_rules;
+    rf_limits_report how;  /* what enforces each limit (rlimit fallbacks) */
+    bool late_cgroupns;    /* unshare the cgroup namespace after the attach */
 } rf_native_ctx;
 
 /* Record errno, step and detail in *f; returns -1. */
