@@ -127,29 +127,12 @@ static void help(void)
 int rf_cli_run(int argc, char **argv)
 {
     rf_cli_opts o;
-    int idx = rf_cli_parse_sandbox_options("run", argc, argv, &o);
-    int code = RF_EXIT_FAILURE;
-    if (idx < 0)
-        goto out;
-    if (o.help) {
-        help();
-        code = 0;
-        goto out;
-    }
-    if (idx >= argc) {
-        code = rf_cli_usage_error("run", "no command given; put it after --, e.g. ringfence run -- sh");
-        goto out;
-    }
-    rf_policy *policy = rf_cli_policy(&o, &code);
-    if (!policy)
-        goto out;
-    rf_plan *plan = rf_cli_plan_for(&o, policy, argv + idx, &code);
-    if (plan) {
+    rf_plan *plan;
+    int code;
+    if (rf_cli_prepare("run", argc, argv, help, &o, &plan, &code)) {
         code = rf_cli_execute(&o, plan);
         rf_plan_free(plan);
     }
-    rf_policy_free(policy);
-out:
     rf_cli_opts_clear(&o);
     return code;
 }
