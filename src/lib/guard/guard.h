@@ -57,6 +57,8 @@ void rf_guard_buf_free(rf_gbuf *b);
 /* ── parse.c / word.c: the command's structure ── */
 /* In a word's path text: an expansion whose value the guard cannot know. */
 #define RF_GUARD_UNKNOWN '\x01'
+/* In a word's path text: $HOME (home is outside the workspace). */
+#define RF_GUARD_HOME '\x02'
 
 typedef enum {
     RF_GOP_END, RF_GOP_PIPE, RF_GOP_AND, RF_GOP_OR, RF_GOP_SEQ, RF_GOP_BG,
@@ -149,6 +151,7 @@ bool rf_guard_is_name_char(char c);
 typedef struct rf_gview {
     char *raw;           /* the segment's source text */
     char *full;          /* every word, normalised, single-spaced */
+    char *programs;      /* full with each program named canonically */
     char *core;          /* assignments, keywords and wrappers dropped */
     char *canon;         /* core with aliases applied and flags split */
     char **variants;     /* canon with options regrouped (NULL-terminated) */

@@ -71,8 +71,7 @@ static int block(walk *w, const char *path)
     if (!d)
         return -1;
     for (char *p = d; *p; p++)
-        if (*p == RF_GUARD_UNKNOWN)
-            *p = '?';
+        *p = *p == RF_GUARD_UNKNOWN ? '?' : *p == RF_GUARD_HOME ? '~' : *p;
     w->c->result = RF_GUARD_BLOCKED_PATH;
     w->c->detail = d;
     return 1;
@@ -105,10 +104,13 @@ typedef struct cand {
     bool whole_word;    /* the candidate is the word */
 } cand;
 
+/* ~ and ~user expand only unquoted at the start of a word; ~/ inside a
+ * string is still taken for home (expanduser("~/.ssh") in a script). */
 static int check_tilde(walk *w, const char *f, const cand *k)
 {
-    bool user = k->at_word_start && k->word->tilde && (isalnum((unsigned char)f[1]) || f[1] == '_');
-    if (f[1] == '/' || user || (f[1] == '\0' && (k->whole_word || k->at_word_start)))
+    bool expands = k->at_word_start && k->word->tilde;
+    if (f[0] == RF_GUARD_HOME || f[1] == '/' || (expands && (f[1] == '\0' || isalnum((unsigned char)f[1]) ||
+                                                            f[1] == '_')))
         return block(w, f);
     return 0;
 }
@@ -132,7 +134,7 @@ static int check_relative(walk *w, const char *f, const cwdset *in)
 /* One path candidate f (NUL-terminated). */
 static int check_candidate(walk *w, const char *f, const cand *k, const cwdset *in)
 {
-    if (f[0] == '~')
+    if (f[0] == '~' || f[0] == RF_GUARD_HOME)
         return check_tilde(w, f, k);
     /* A lone / or .. inside other text ("a / b") is not a path. */
     if ((!strcmp(f, "/") || !strcmp(f, "..")) && !k->whole_word)
@@ -366,6 +368,16 @@ static bool is_cd(const rf_gseg *s, size_t core)
     return !strcmp(name, "cd") || !strcmp(name, "pushd") || !strcmp(name, "popd");
 }
 
+static bool is_bare_cd(const rf_gseg *s, size_t core)
+{
+    if (core == SIZE_MAX || strcmp(s->words[core].text, "cd"))
+        return false;
+    for (size_t j = core + 1; j < s->n_words; j++)
+        if (s->words[j].kind == RF_GWORD_ARG && (s->words[j].text[0] != '-' || !strcmp(s->words[j].text, "-")))
+            return false;
+    return true;
+}
+
 static int check_segment(walk *w, size_t li, size_t si, const cwdset *in)
 {
     const rf_gseg *s = &w->c->parse.lists[li]->segs[si];
@@ -414,6 +426,8 @@ static int walk_list(walk *w, size_t li, const cwdset *in)
         int rc = check_segment(w, li, si, &input);
         if (rc)
             return rc;
+        if (is_bare_cd(s, w->c->views[li][si].core_index))
+            return block(w, "~"); /* cd alone goes home */
         cwdset ok = input;
         size_t core = w->c->views[li][si].core_index;
         bool piped = prev == RF_GOP_PIPE || s->op == RF_GOP_PIPE;

@@ -158,8 +158,8 @@ static int check_segment(rf_gcheck *c, size_t li, size_t si)
     const rf_gview *v = view_of(c, li, si);
     if (v->exempt || c->parse.lists[li]->segs[si].n_words == 0)
         return 0;
-    const char *seen[4] = { v->full, v->core, v->canon, NULL };
-    for (size_t k = 0; k < 3; k++) {
+    const char *seen[] = { v->full, v->programs, v->core, v->canon };
+    for (size_t k = 0; k < 4; k++) {
         bool dup = false;
         for (size_t j = 0; j < k; j++)
             dup = dup || !strcmp(seen[j], seen[k]);
