@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "cli.h"
+#include "options.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,7 +58,7 @@ int rf_cli_usage_error(const char *sub, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    fprintf(stderr, "hint: see 'ringfence %s--help'\n", sub ? sub : "");
+    fprintf(stderr, "hint: see 'ringfence %s%s--help'\n", sub ? sub : "", sub ? " " : "");
     return RF_EXIT_FAILURE;
 }
 
@@ -70,6 +71,10 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         print_help(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--help-options-scdoc")) { /* for docs/gen-man.sh */
+        rf_cli_print_options(stdout, true);
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {

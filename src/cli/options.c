@@ -66,21 +66,39 @@ static const struct rf_option {
 
 #define N_OPTIONS (sizeof options / sizeof options[0])
 
+/* scdoc markup characters in help text must be escaped. */
+static void put_scdoc(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '*' || *s == '_')
+            fputc('\\', out);
+        fputc(*s, out);
+    }
+}
+
 void rf_cli_print_options(FILE *out, bool man)
 {
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const struct rf_option *o = &options[i];
+        if (man) {
+            fprintf(out, "*--%s*", o->name);
+            if (o->metavar) {
+                fputs(" _", out);
+                put_scdoc(out, o->metavar);
+                fputc('_', out);
+            }
+            fputs("\n\t", out);
+            put_scdoc(out, o->help);
+            fputs(".\n\n", out);
+            continue;
+        }
         char head[96];
         snprintf(head, sizeof head, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
-        if (man)
-            fprintf(out, "*--%s*%s%s\n\t%s.\n\n", o->name, o->metavar ? " _" : "", o->metavar ? o->metavar : "",
-                    o->help);
-        else if (strlen(head) <= 28)
+        if (strlen(head) <= 28)
             fprintf(out, "  %-28s %s\n", head, o->help);
         else
             fprintf(out, "  %s\n  %-28s %s\n", head, "", o->help);
     }
-    (void)man;
 }
 
 static int usage(const char *sub, const char *fmt, ...)

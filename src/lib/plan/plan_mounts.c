@@ -224,5 +224,7 @@ bool rf_plan_path_visible(const rf_plan *plan, const char *path, bool *writable)
     const rf_mount *m = rf_plan_mount_covering(plan, path);
     if (writable)
         *writable = m && m->writable;
-    return m && (m->type == RF_MOUNT_BIND || m->type == RF_MOUNT_TMPFS);
+    /* Only a bind shows the host's file: a path under one of the sandbox's
+     * own tmpfs mounts (/tmp, /dev) is a different, empty place. */
+    return m && m->type == RF_MOUNT_BIND;
 }

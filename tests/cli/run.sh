@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# ringfence run: exit codes, stdio, working directory, environment.
+. "$(dirname "$0")/../lib.sh"
+
+expect_exit 0 "true exits 0" rf run -- true
+expect_exit 7 "the command's own exit code" rf run -- sh -c 'exit 7'
+expect_exit 137 "killed by SIGKILL -> 128+9" rf run -- sh -c 'kill -9 $$'
+expect_exit 143 "killed by SIGTERM -> 128+15" rf run -- sh -c 'kill -15 $$'
+expect_exit 124 "timeout -> 124" rf run --timeout 0.5 -- sleep 30
+contains "timeout reason on stderr" "$ERR" "killed: timed out"
+lacks "nothing of ringfence's on stdout (timeout)" "$OUT" "ringfence"
+expect_exit 127 "command not found -> 127" rf run -- no-such-command-xyz
+contains "not-found message names the command" "$ERR" "no-such-command-xyz"
+printf 'echo hi\n' > "$WS/script.sh"; chmod 644 "$WS/script.sh"
+expect_exit 126 "not executable -> 126" rf run -- ./script.sh
+expect_exit 125 "unknown option -> 125" rf run --no-such-option -- true
+contains "unknown option named" "$ERR" "--no-such-option"
+expect_exit 125 "no command -> 125" rf run
+expect_exit 125 "missing workspace -> 125" rf run --workspace "$SCRATCH/nope" -- true
+contains "missing workspace named" "$ERR" "$SCRATCH/nope"
+touch "$SCRATCH/afile"
+expect_exit 125 "workspace that is a file -> 125" rf run --workspace "$SCRATCH/afile" -- true
+expect_exit 125 "expose source missing -> 125" rf run --expose "$SCRATCH/missing" -- true
+contains "expose source named" "$ERR" "$SCRATCH/missing"
+expect_exit 125 "expose bad mode -> 125" rf run --expose "$SCRATCH:/x:rx" -- true
+contains "bad mode named" "$ERR" "rx"
+expect_exit 125 "expose relative target -> 125" rf run --expose "$SCRATCH:rel/x:ro" -- true
+expect_exit 125 "expose target in /proc -> 125" rf run --expose "$SCRATCH:/proc/x" -- true
+expect_exit 125 "expose target in /dev -> 125" rf run --expose "$SCRATCH:/dev/x" -- true
+expect_exit 125 "bad --network -> 125" rf run --network maybe -- true
+expect_exit 125 "bad --timeout -> 125" rf run --timeout soon -- true
+expect_exit 0 "--help exits 0" rf run --help
+contains "--help teaches an example" "$OUT" "Examples:"
+
+# stdio: 50 MB through the sandbox, byte for byte.
+head -c 50000000 /dev/urandom > "$SCRATCH/big"
+want=$(sha256sum < "$SCRATCH/big" | cut -d' ' -f1)
+got=$(rf run -- cat < "$SCRATCH/big" | sha256sum | cut -d' ' -f1)
+[ "$want" = "$got" ] && pass "50 MB stdin->stdout intact" || fail "50 MB stdin->stdout intact"
+got=$(rf run -- sh -c 'cat >&2' < "$SCRATCH/big" 2>&1 >/dev/null | sha256sum | cut -d' ' -f1)
+[ "$want" = "$got" ] && pass "50 MB stdin->stderr intact" || fail "50 MB stdin->stderr intact"
+rm -f "$SCRATCH/big"
+expect_exit 0 "stdin EOF reaches the command" sh -c "printf 'a\nb\n' | '$RINGFENCE' run -- wc -l"
+[ "$OUT" = "2" ] && pass "wc saw both lines and EOF" || fail "wc saw both lines and EOF (got '$OUT')"
+out=$(rf run -- sh -c 'read x; echo "got:$x"' < /dev/null)
+[ "$out" = "got:" ] && pass "stdin at EOF immediately" || fail "stdin at EOF immediately ($out)"
+
+# Working directory.
+mkdir -p "$WS/sub/dir"
+out=$(cd "$WS/sub" && rf run -- pwd)
+[ "$out" = "$WS/sub" ] && pass "cwd inside the workspace is kept" || fail "cwd kept ($out)"
+out=$(cd "$SCRATCH" && rf run --workspace "$WS" -- pwd)
+[ "$out" = "$WS" ] && pass "cwd outside the workspace -> workspace root" || fail "cwd -> ws root ($out)"
+out=$(rf run --chdir "$WS/sub/dir" -- pwd)
+[ "$out" = "$WS/sub/dir" ] && pass "--chdir" || fail "--chdir ($out)"
+expect_exit 125 "--chdir outside the workspace -> 125" rf run --chdir "$SCRATCH" -- pwd
+
+# Environment: cleared, then the fixed set plus what was asked for.
+export RF_TEST_SECRET=hunter2 RF_TEST_KEEP=kept
+env_out=$(rf run --env FOO=bar --keep-env RF_TEST_KEEP -- env)
+lacks "caller's secret variable absent" "$env_out" "hunter2"
+contains "--env sets" "$env_out" "FOO=bar"
+contains "--keep-env copies" "$env_out" "RF_TEST_KEEP=kept"
+contains "HOME redirected into the instance root" "$env_out" "HOME=$RINGFENCE_HOME/runtime-user-env"
+contains "TMPDIR redirected" "$env_out" "TMPDIR=$RINGFENCE_HOME/runtime-user-env/tmp"
+contains "XDG_CONFIG_HOME redirected" "$env_out" "XDG_CONFIG_HOME=$RINGFENCE_HOME/runtime-user-env/.config"
+contains "XDG_RUNTIME_DIR redirected" "$env_out" "XDG_RUNTIME_DIR=$RINGFENCE_HOME/runtime-user-env/.runtime"
+contains "fixed safe PATH" "$env_out" "PATH=/usr/local/bin:/usr/bin:/bin"
+contains "USER set" "$env_out" "USER="
+n=$(printf '%s\n' "$env_out" | wc -l)
+[ "$n" -le 20 ] && pass "environment is small ($n variables)" || fail "environment is small ($n variables)"
+mode=$(stat -c %a "$RINGFENCE_HOME/runtime-user-env/.runtime")
+[ "$mode" = 700 ] && pass "XDG_RUNTIME_DIR is 0700" || fail "XDG_RUNTIME_DIR is 0700 ($mode)"
+for d in skills logs cache state runtime-user-env; do
+    [ -d "$RINGFENCE_HOME/$d" ] && pass "instance dir $d created" || fail "instance dir $d created"
+done
+out=$(rf run -- sh -c 'echo data > "$HOME/f" && cat "$HOME/f"')
+[ "$out" = data ] && pass "HOME is writable" || fail "HOME is writable ($out)"
+expect_exit 125 "RINGFENCE_HOME relative -> refused" env RINGFENCE_HOME=. "$RINGFENCE" run -- true
+
+# An executable outside the system directories gets its directory exposed.
+mkdir -p "$SCRATCH/tools"
+printf '#!/bin/sh\necho tool-ran\n' > "$SCRATCH/tools/mytool"; chmod 755 "$SCRATCH/tools/mytool"
+chmod 755 "$SCRATCH"
+out=$(rf run -- "$SCRATCH/tools/mytool")
+[ "$out" = tool-ran ] && pass "executable outside system dirs runs" || fail "executable outside system dirs runs ($out)"
+out=$(PATH="$SCRATCH/tools:$PATH" rf run -- mytool)
+[ "$out" = tool-ran ] && pass "executable found via the caller's PATH" || fail "executable via caller PATH ($out)"
+
+# Debug logging prints the plan on stderr, never on stdout.
+expect_exit 0 "debug log level" rf run --log-level debug -- true
+contains "debug shows the mount plan" "$ERR" "linux isolation mount plan"
+[ -z "$OUT" ] && pass "debug output stays off stdout" || fail "debug output stays off stdout"
