@@ -17,7 +17,6 @@
 #include "guard/guard.h"
 #include "util/error.h"
 #include "util/path.h"
-#include "util/strv.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -36,8 +35,11 @@ typedef struct cwdset {
 
 typedef struct walk {
     rf_gcheck *c;
-    char **pool; /* owns the directory strings */
+    rf_gwords pool;    /* owns the directory strings */
+    size_t pool_bytes; /* bounded: past the limit, cd makes the cwd unknown */
 } walk;
+
+#define MAX_POOL_BYTES (4u * 1024u * 1024u)
 
 static const char *const safe_paths[] = {
     "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr", NULL,
@@ -351,11 +353,15 @@ static int cd_apply(walk *w, const rf_gseg *s, size_t core, const cwdset *in, cw
         return 0;
     }
     out->unknown = in->unknown;
-    for (size_t i = 0; i < in->n; i++) {
+    for (size_t i = 0; i < in->n && !out->unknown; i++) {
         char *d = rf_path_join(in->dirs[i], target);
-        if (!d || rf_strv_push_take(&w->pool, d) < 0)
+        int r = d ? rf_guard_words_push(&w->pool, d) : -1;
+        w->pool_bytes += d ? strlen(d) : 0;
+        free(d);
+        if (r < 0)
             return -1;
-        set_add(out, w->pool[rf_strv_len(w->pool) - 1]);
+        set_add(out, w->pool.v[w->pool.n - 1]);
+        out->unknown = out->unknown || w->pool_bytes > MAX_POOL_BYTES;
     }
     return 0;
 }
@@ -455,7 +461,7 @@ int rf_guard_scan_paths(rf_gcheck *c, rf_error **err)
     walk w = { .c = c };
     cwdset start = { .dirs = { c->g->cwd }, .n = 1 };
     int rc = walk_list(&w, 0, &start);
-    rf_strv_free(w.pool);
+    rf_guard_words_free(&w.pool);
     if (rc < 0)
         return rf_error_set(err, ENOMEM, "checking the command's paths");
     return 0;

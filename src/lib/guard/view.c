@@ -194,11 +194,11 @@ static void add_word(rf_gbuf *b, const char *w)
     add_collapsed(b, w);
 }
 
-static char *join_strv(char *const *v, size_t from)
+static char *join_words(const rf_gwords *w)
 {
     rf_gbuf b = { 0 };
-    for (size_t i = from; v && v[i]; i++)
-        add_word(&b, v[i]);
+    for (size_t i = 0; i < w->n; i++)
+        add_word(&b, w->v[i]);
     return rf_guard_buf_steal(&b);
 }
 
@@ -237,26 +237,26 @@ int rf_guard_view_build(const rf_glist *l, const rf_gseg *s, rf_gview *v)
     v->full = build_full(s, NULL);
     v->programs = build_full(s, programs);
     free(programs);
-    char **cw = NULL;
+    rf_gwords cw = { 0 };
     if (v->core_index != SIZE_MAX) {
         const char *name = rf_guard_basename(s->words[v->core_index].text);
         snprintf(v->cmd, sizeof v->cmd, "%s", rf_guard_alias(name));
-        if (rf_strv_push(&cw, name) < 0)
+        if (rf_guard_words_push(&cw, name) < 0)
             goto oom;
         for (size_t i = next_arg(s, v->core_index + 1); i < s->n_words; i = next_arg(s, i + 1))
-            if (rf_strv_push(&cw, s->words[i].text) < 0)
+            if (rf_guard_words_push(&cw, s->words[i].text) < 0)
                 goto oom;
     }
-    v->core = join_strv(cw, 0);
-    if (cw && rf_guard_canonicalise(&cw, v->cmd) < 0)
+    v->core = join_words(&cw);
+    if (rf_guard_canonicalise(&cw, v->cmd) < 0)
         goto oom;
-    v->canon = join_strv(cw, 0);
-    if (!v->raw || !v->full || !v->programs || !v->core || !v->canon || rf_guard_variants(cw, &v->variants) < 0)
+    v->canon = join_words(&cw);
+    if (!v->raw || !v->full || !v->programs || !v->core || !v->canon || rf_guard_variants(&cw, &v->variants) < 0)
         goto oom;
-    rf_strv_free(cw);
+    rf_guard_words_free(&cw);
     return 0;
 oom:
-    rf_strv_free(cw);
+    rf_guard_words_free(&cw);
     rf_guard_view_clear(v);
     return -1;
 }
