@@ -33,6 +33,7 @@
 #define RF_GUARD_MAX_LISTS 1024u
 #define RF_GUARD_MAX_SEGMENTS 4096u
 #define RF_GUARD_MAX_WORDS 16384u
+#define RF_GUARD_MAX_BRACE_WORDS 256u       /* words from one brace expansion */
 #define RF_GUARD_MAX_HEREDOCS 64u           /* pending on one line */
 #define RF_GUARD_MAX_VARS 256u               /* in-command assignments */
 #define RF_GUARD_MAX_VALUE (16u * 1024u)     /* bytes of one assigned value */
@@ -183,6 +184,9 @@ const char *rf_guard_alias(const char *name);   /* bash → sh, apt-get → apt,
 int rf_guard_canonicalise(rf_gwords *w, const char *name);
 /* The regrouped-option variants of w (NULL-terminated, malloc'd). */
 int rf_guard_variants(const rf_gwords *w, char ***out);
+
+/* ── brace.c: text with mask[i] == 0 for unquoted bytes → words ── */
+int rf_guard_brace_expand(const char *text, const char *mask, size_t len, rf_gwords *out, bool *over);
 
 /* ── patterns.c ── */
 typedef struct rf_gpattern {
