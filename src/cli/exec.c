@@ -29,17 +29,17 @@ static const struct exec_option {
     const char *help;
 } exec_options[] = {
     { "check", no_argument, EXEC_OPT_CHECK, NULL,
-      "only check the command with the guard and print the verdict; run nothing" },
+      "check the command with the guard, print the verdict, run nothing" },
     { "workspace", required_argument, EXEC_OPT_WORKSPACE, "DIR",
-      "the working directory paths are checked against (default: the current directory)" },
+      "paths must stay inside DIR (default: the current directory)" },
     { "deny", required_argument, EXEC_OPT_DENY, "PATTERN",
-      "also block commands matching this PCRE2 pattern (custom_deny_patterns); repeatable" },
+      "also block what matches this PCRE2 pattern; repeatable" },
     { "allow", required_argument, EXEC_OPT_ALLOW, "PATTERN",
-      "exempt commands matching this pattern from the deny patterns (custom_allow_patterns); repeatable" },
+      "let what matches skip the deny patterns; repeatable" },
     { "no-deny-patterns", no_argument, EXEC_OPT_NO_DENY, NULL,
-      "no pattern checks at all (enable_deny_patterns: false)" },
+      "no pattern checks (enable_deny_patterns: false)" },
     { "no-restrict", no_argument, EXEC_OPT_NO_RESTRICT, NULL,
-      "do not check paths against the workspace (restrict_to_workspace: false)" },
+      "no path checks (restrict_to_workspace: false)" },
     { "help", no_argument, EXEC_OPT_HELP, NULL, "show this help" },
 };
 
@@ -87,7 +87,7 @@ static void print_help(FILE *out)
             "\n"
             "Examples:\n"
             "  ringfence exec --check -- 'make -j4 test'              allowed\n"
-            "  ringfence exec --check -- 'r\"m\" -fr build'            blocked: pattern\n"
+            "  ringfence exec --check -- 'r\"m\" -fr build'             blocked: pattern\n"
             "  ringfence exec --check -- 'cat ../../etc/passwd'       blocked: path\n"
             "  ringfence exec --check --allow '^git push origin main$' -- 'git push origin main'\n"
             "  ringfence exec --check --deny '\\bcurl\\b.*--upload-file' -- 'curl -T x --upload-file y'\n"
@@ -101,13 +101,13 @@ static int join_command(exec_args *a, int argc, char **argv, int from)
     size_t len = 1;
     for (int i = from; i < argc; i++)
         len += strlen(argv[i]) + 1;
-    a->command = calloc(1, len);
-    if (!a->command)
+    char *p = a->command = calloc(1, len);
+    if (!p)
         return -1;
     for (int i = from; i < argc; i++) {
         if (i > from)
-            strcat(a->command, " ");
-        strcat(a->command, argv[i]);
+            *p++ = ' ';
+        p = stpcpy(p, argv[i]);
     }
     return 0;
 }

@@ -3,11 +3,13 @@
  *
  *   parse.c/word.c  the command → lists of simple commands ("segments") of
  *                   normalised words (quotes and escapes removed, $'..'
- *                   decoded, in-command variables expanded); $(..), `..`,
- *                   (..), <(..), heredocs and `sh -c STR` become nested lists
+ *                   decoded, in-command variables expanded, braces
+ *                   expanded by brace.c); $(..), `..`, (..), <(..),
+ *                   heredocs and `sh -c STR` become nested lists
  *   view.c          each segment → the strings the patterns see: its raw
  *                   text, all words, the "core" (wrappers such as env/nice/
- *                   timeout stripped, command basename), canonical variants
+ *                   timeout stripped, command basename), and with canon.c
+ *                   the canonical spellings and regrouped options
  *   patterns.c      PCRE2 deny/allow patterns, compiled once, bounded matches
  *   scan.c          deny patterns over every string, allow exemptions
  *   paths.c         restrict_to_workspace: absolute, ~ and .. paths, cd
