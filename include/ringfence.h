@@ -132,6 +132,165 @@ RF_EXPORT char *rf_status_to_json(const rf_status *status); /* malloc'd, one lin
 /* Convenience: rf_spawn + rf_proc_wait. */
 RF_EXPORT int rf_run(const rf_plan *plan, const rf_stdio *stdio, rf_status *out, rf_error **err);
 
+/* ── Config files: formats, the standard stack, explain ─────────────── */
+/* Configuration file formats. AUTO detects by content: Mitto settings have
+ * restricted_runner(s)/acp_servers, picoclaw config.json has isolation,
+ * agents.agents, providers, ...; anything else is ringfence's own. JSON or
+ * YAML is chosen by extension (.json/.yaml/.yml), else by content. */
+typedef enum rf_config_format {
+    RF_CONFIG_FORMAT_AUTO = 0,
+    RF_CONFIG_FORMAT_RINGFENCE,
+    RF_CONFIG_FORMAT_PICOCLAW,
+    RF_CONFIG_FORMAT_MITTO,
+} rf_config_format;
+/* "ringfence", "picoclaw", "mitto" (or "auto") → format; -1 if unknown. */
+RF_EXPORT int rf_config_format_parse(const char *name);
+/* Add the layer(s) of one file (JSON or YAML, at most 1 MiB), detecting
+ * its format by content. Errors in a file say file:line:column. */
+RF_EXPORT int rf_config_load_file(rf_config *cfg, const char *path, rf_error **err);
+RF_EXPORT int rf_config_load_file_as(rf_config *cfg, const char *path, rf_config_format format,
+                                     rf_error **err);
+
+/* The standard stack, in order (later wins): built-in defaults →
+ * /etc/ringfence/config.{json,yaml,yml} → the user's file
+ * ($XDG_CONFIG_HOME/ringfence/config.*, else ~/.config/ringfence/) →
+ * each --config file → agents.defaults and the --agent section → the
+ * workspace file (.ringfence.{json,yaml,yml}, and .mittorc once a Mitto
+ * file was read) → RINGFENCE_* environment variables → the command line.
+ * The workspace file may only tighten unless trust_workspace_config. */
+typedef struct rf_config_sources {
+    const char *const *config_files; /* --config FILE..., NULL-terminated; may be NULL */
+    rf_config_format format;         /* --config-format, for the --config files */
+    const char *agent;               /* --agent NAME, or NULL */
+    const char *runner;              /* --runner TYPE (Mitto runner type), or NULL */
+    bool trust_workspace_config;     /* --trust-workspace-config */
+    const char *flags_json;          /* the command-line layer (ringfence schema, absolute
+                                        paths), or NULL; added last */
+    const char *flags_origin;        /* its name in errors and --explain (NULL: "command line") */
+    const rf_context *ctx;           /* home, cwd, environment (NULL: the process's) */
+    const char *system_dir;          /* NULL: /etc/ringfence */
+    const char *user_dir;            /* NULL: $XDG_CONFIG_HOME/ringfence or ~/.config/ringfence */
+    bool no_system_file, no_user_file, no_workspace_file, no_environment;
+} rf_config_sources;
+RF_EXPORT int rf_config_load_standard(rf_config *cfg, const rf_config_sources *src, rf_error **err);
+/* The merged, resolved policy plus, for every setting, the layer it came
+ * from: {"policy": {...}, "sources": {"network": "command line", ...}}.
+ * malloc'd JSON text, or NULL with *err. */
+RF_EXPORT char *rf_config_explain(const rf_config *cfg, const rf_context *ctx, rf_error **err);
+/* ── Doctor ──────────────────────────────────────────────────────────── */
+/* What this host supports, per backend. rf_doctor_probe() tries things for
+ * real in short-lived children (a user namespace with mounts and a fresh
+ * /proc, a process under the default seccomp filter, a child cgroup that is
+ * removed again); it takes well under a second. */
+typedef struct rf_doctor_report rf_doctor_report;
+RF_EXPORT rf_doctor_report *rf_doctor_probe(rf_error **err);
+RF_EXPORT void rf_doctor_free(rf_doctor_report *report);
+/* The report as JSON (fields in docs/doctor.md) or as text for people;
+ * malloc'd, NULL on allocation failure. */
+RF_EXPORT char *rf_doctor_to_json(const rf_doctor_report *report);
+RF_EXPORT char *rf_doctor_to_text(const rf_doctor_report *report);
+/* Can backend `name` ("native", "landlock", "none") run here? */
+RF_EXPORT bool rf_doctor_backend_usable(const rf_doctor_report *report, const char *name);
+/* ── File tools ────────────────────────────────────────────────────────── */
+/* read/write/append/edit/list confined to a workspace (docs/fs.md). Paths
+ * are resolved by the kernel beneath a directory fd of the workspace
+ * (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), so "../", absolute
+ * paths and symlinks cannot leave it. Outside the workspace only what the
+ * allow_* settings name, matched on the canonical path of the object that
+ * was actually opened. Writes replace the file atomically (temp file in the
+ * same directory, fsync, rename): a failed write leaves the old file intact.
+ *
+ * Every error sets rf_error_exit_code() to RF_FS_EXIT_FAILED; a refusal
+ * ("access denied: ...") also sets rf_error_errno() to EACCES. */
+typedef struct rf_fs rf_fs;
+enum {
+    RF_FS_EXIT_FAILED = 1,                        /* denied or failed */
+    RF_FS_DEFAULT_MAX_READ = 1024 * 1024,         /* read cap, bytes */
+    RF_FS_MAX_WRITE = 16 * 1024 * 1024,           /* write/append/edit cap */
+    RF_FS_DEFAULT_MAX_LIST = 1000,                /* list entries */
+    RF_FS_MAX_LIST = 100000,
+};
+typedef struct rf_fs_options {
+    const char *workspace;              /* absolute, an existing directory */
+    bool restrict_to_workspace;         /* confine to the workspace (default true) */
+    bool allow_read_outside_workspace;  /* reads (and list) anywhere */
+    const char *const *allow_read_paths;  /* PCRE2 regexes on canonical absolute
+                                             paths; NULL-terminated, or NULL */
+    const char *const *allow_write_paths; /* idem, for write/append/edit */
+    /* Workspace-relative paths nothing may write, append to or edit (nor
+     * anything beneath them). NULL = the built-in list (.git/hooks,
+     * .ringfence.json, .ringfence.yaml, .ringfence.yml); an empty vector
+     * (just NULL) = none. */
+    const char *const *protected_paths;
+    uint64_t max_read_bytes;            /* 0 = RF_FS_DEFAULT_MAX_READ */
+} rf_fs_options;
+/* Initialise opts with the defaults (restrict_to_workspace = true). */
+RF_EXPORT void rf_fs_options_init(rf_fs_options *opts);
+/* The handle keeps a directory fd of the workspace and the compiled
+ * patterns; opts and its strings may be freed after the call. */
+RF_EXPORT rf_fs *rf_fs_open(const rf_fs_options *opts, rf_error **err);
+/* Same, from a resolved policy (workspace, restrict_to_workspace,
+ * allow_read_outside_workspace, tools.*, protected_paths). */
+RF_EXPORT rf_fs *rf_fs_open_for_policy(const rf_policy *policy, rf_error **err);
+RF_EXPORT void rf_fs_close(rf_fs *fs);
+/* Read a text file. offset is the first line to return (1-based; 0 = 1),
+ * limit the number of lines (0 = to the end). Lines end at '\n' and keep
+ * it. Fails when the file has a NUL byte in its first 8 KiB (binary), or
+ * when the text to return exceeds max_read_bytes. *out is malloc'd and
+ * NUL-terminated (*out_len excludes the NUL). */
+RF_EXPORT int rf_fs_read(rf_fs *fs, const char *path, uint64_t offset, uint64_t limit,
+                         char **out, size_t *out_len, rf_error **err);
+/* Create or replace path with len bytes of data, creating missing parent
+ * directories. Atomic: readers see the old or the new file, never a part. */
+RF_EXPORT int rf_fs_write(rf_fs *fs, const char *path, const char *data, size_t len, rf_error **err);
+/* Append to path (created if missing) through O_APPEND on the same inode;
+ * on a failed write the file is truncated back to its old size. */
+RF_EXPORT int rf_fs_append(rf_fs *fs, const char *path, const char *data, size_t len, rf_error **err);
+/* Replace the one occurrence of old_text by new_text (atomic, like write).
+ * Fails, changing nothing, when old_text occurs zero or several times. */
+RF_EXPORT int rf_fs_edit(rf_fs *fs, const char *path, const char *old_text, const char *new_text,
+                         rf_error **err);
+/* List a directory: names sorted (byte order) within each directory,
+ * directories with a trailing '/', symlinks never followed. Recursive
+ * entries are paths relative to `path`, each directory followed by its
+ * contents. max_entries 0 = RF_FS_DEFAULT_MAX_LIST (capped at RF_FS_MAX_LIST).
+ * *out_entries is a NULL-terminated vector; free it with rf_fs_entries_free().
+ * Returns 0, or 1 when the listing stopped at max_entries (truncated). */
+RF_EXPORT int rf_fs_list(rf_fs *fs, const char *path, bool recursive, size_t max_entries,
+                         char ***out_entries, rf_error **err);
+RF_EXPORT void rf_fs_entries_free(char **entries);
+/* ── Limits ────────────────────────────────────────────────────────────── */
+/* How a limit is enforced (docs/limits.md): by a cgroup, by an rlimit
+ * fallback (approximate: per process, not per sandbox), or not at all. */
+typedef enum {
+    RF_LIMIT_NONE,
+    RF_LIMIT_CGROUP_V2,
+    RF_LIMIT_CGROUP_V1,
+    RF_LIMIT_RLIMIT,
+} rf_limit_how;
+typedef struct rf_limits_report {
+    rf_limit_how memory, pids, cpu;
+} rf_limits_report;
+/* "cgroup-v2", "cgroup-v1", "rlimit", "none" (static). */
+RF_EXPORT const char *rf_limit_how_name(rf_limit_how how);
+
+/* Parse limit settings as users write them. 0, "none" and "unlimited" mean
+ * no limit (0). Errors name the setting (limits.memory, ...) and carry a
+ * hint with the expected form.
+ *  memory:  "1048576", "512k", "256M", "1.5G", "1T" (binary units, optional
+ *           "b"/"ib" suffix, any case); at least 4k.
+ *  cpu:     CPUs as a decimal, "0.25" = a quarter of one CPU; 0.01 to 4096.
+ *  pids:    a whole number up to 4194304.
+ *  seconds: "90", "1.5", "500ms", "2m", "1h"; up to a year (for
+ *           limits.timeout and the kill grace). */
+RF_EXPORT int rf_limits_parse_memory(const char *s, uint64_t *out, rf_error **err);
+RF_EXPORT int rf_limits_parse_cpu(const char *s, double *out, rf_error **err);
+RF_EXPORT int rf_limits_parse_pids(const char *s, uint64_t *out, rf_error **err);
+RF_EXPORT int rf_limits_parse_seconds(const char *s, double *out, rf_error **err);
+/* Bytes as the shortest exact "256M" / "1536K" / "1000"; writes at most
+ * size bytes; returns the length or -1 if it did not fit. */
+RF_EXPORT int rf_limits_format_memory(uint64_t bytes, char *buf, size_t size);
+
 /* ── Guard: is this shell command allowed? (seed 001's exec guard) ─────── */
 /* A seatbelt, not the wall: it catches the obvious dangerous command before
  * it runs; the sandbox is what holds when something gets past it. */

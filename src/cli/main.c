@@ -13,6 +13,9 @@ static const struct subcommand {
 } subcommands[] = {
     { "run", rf_cli_run, "run a command in the sandbox" },
     { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
+    { "config", rf_cli_config, "print the merged policy (--explain: where each value came from)" },
+    { "doctor", rf_cli_doctor, "what this host supports, per backend" },
+    { "fs", rf_cli_fs, "workspace-confined file tools: read, write, append, edit, list" },
     { "exec", rf_cli_exec, "check a shell command with the exec guard (--check)" },
 };
 
@@ -74,7 +77,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--help-options-scdoc")) { /* for docs/gen-man.sh */
-        rf_cli_print_options(stdout, true);
+        rf_cli_print_options(stdout, NULL, true);
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {

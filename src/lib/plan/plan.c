@@ -96,24 +96,25 @@ static int set_cwd(rf_plan *plan, const rf_policy *policy, rf_error **err)
     return plan->cwd ? 0 : rf_error_set(err, ENOMEM, "plan");
 }
 
-/* Landlock rules mirror the mounts: what is mounted read-only may be read
- * and executed, what is mounted read-write may be written, nothing else. */
+/* Landlock: read and execute beneath "/" (only the sandbox's own tree is
+ * there, all of it mounted or copied read-only or read-write already), full
+ * access only beneath the writable mounts. Per-mount read rules would add
+ * nothing, so an over-broad mount still cannot be written. */
 static int add_rules(rf_plan *plan, rf_error **err)
 {
-    plan->rules = calloc(plan->n_mounts + 1, sizeof(rf_plan_rule));
+    plan->rules = calloc(plan->n_mounts + 2, sizeof(rf_plan_rule));
     if (!plan->rules)
         return rf_error_set(err, ENOMEM, "plan");
+    plan->rules[plan->n_rules++] = (rf_plan_rule){ .path = strdup("/"), .write = false };
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const rf_mount *m = &plan->mounts[i];
-        if (m->type == RF_MOUNT_SYMLINK || m->type == RF_MOUNT_RO_SELF ||
-            (m->type == RF_MOUNT_TMPFS && !m->writable && strcmp(m->target, "/dev") != 0))
+        if (!m->writable || m->type == RF_MOUNT_SYMLINK || m->type == RF_MOUNT_RO_SELF)
             continue;
-        rf_plan_rule *r = &plan->rules[plan->n_rules++];
-        r->path = strdup(m->target);
-        r->write = m->writable;
-        if (!r->path)
-            return rf_error_set(err, ENOMEM, "plan");
+        plan->rules[plan->n_rules++] = (rf_plan_rule){ .path = strdup(m->target), .write = true };
     }
+    for (size_t i = 0; i < plan->n_rules; i++)
+        if (!plan->rules[i].path)
+            return rf_error_set(err, ENOMEM, "plan");
     return 0;
 }
 

@@ -2,6 +2,7 @@
 /* The plan as JSON: what `ringfence plan` prints and what debug logging
  * shows before every start ("linux isolation mount plan", seed 000). */
 #include "plan/plan.h"
+#include "landlock/landlock.h"
 
 #include <jansson.h>
 #include <sched.h>
@@ -16,6 +17,7 @@ static const char *mount_type_name(rf_mount_type t)
     case RF_MOUNT_DEVPTS: return "devpts";
     case RF_MOUNT_SYMLINK: return "symlink";
     case RF_MOUNT_RO_SELF: return "remount-ro";
+    case RF_MOUNT_COPY: return "copy";
     }
     return "?";
 }
@@ -117,7 +119,9 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     json_object_set_new(o, "mounts", mounts_json(plan));
     json_object_set_new(o, "instance_root", json_string(plan->instance_root));
     json_object_set_new(o, "limits", limits_json(plan));
-    json_object_set_new(o, "landlock", json_pack("{s:s, s:o}", "mode", landlock[plan->landlock], "rules",
+    /* The ABI this kernel offers; the rights are stripped to it at start. */
+    json_object_set_new(o, "landlock", json_pack("{s:s, s:i, s:o}", "mode", landlock[plan->landlock], "abi",
+                                                 rf_landlock_abi() > 0 ? rf_landlock_abi() : 0, "rules",
                                                  rules_json(plan)));
     json_object_set_new(o, "seccomp", json_pack("{s:s, s:o, s:o}", "profile", seccomp[plan->seccomp], "deny",
                                                 strv_json(plan->seccomp_deny), "allow",

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <limits.h>
 #include <linux/close_range.h>
 #include <poll.h>
@@ -109,6 +110,30 @@ static int enter_mapped_identity(rf_native_ctx *c, rf_setup_fail *f)
     return 0;
 }
 
+/* The caller's session keyring is inherited across clone, and a key in it
+ * is readable by whoever possesses it, whatever its uid: a fresh, empty
+ * session keyring keeps the caller's tokens and tickets out. Joined before
+ * a root caller changes identity, so root's key quota pays for it, not the
+ * shared unprivileged id. No keys in this kernel: nothing to leak. */
+static int new_session_keyring(rf_setup_fail *f)
+{
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+        return rf_fail(f, "join a new session keyring", NULL);
+    return 0;
+}
+
+/* pid 1 is a copy of the caller's process: its memory holds the caller's
+ * whole environment and /proc/1/environ shows it. Not dumpable, so the
+ * command (same uid, no capabilities) cannot read or ptrace it. Set after
+ * the last credential change, which would reset it; exec resets it for
+ * the command. */
+static int hide_init(rf_setup_fail *f)
+{
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        return rf_fail(f, "make init non-dumpable", NULL);
+    return 0;
+}
+
 static int block_signals(sigset_t *old, rf_setup_fail *f)
 {
     sigset_t all;
@@ -148,7 +173,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     for (size_t i = 0; i < plan->n_mounts; i++)
         if (c->src_fds[i] >= 0)
             close(c->src_fds[i]);
-    if (set_hostname(plan, &f) < 0)
+    if (set_hostname(plan, &f) < 0 || new_session_keyring(&f) < 0)
         die(c, &f);
     if ((plan->clone_flags & CLONE_NEWNET) && rf_net_loopback_up(&f) < 0)
         die(c, &f);
@@ -164,7 +189,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     /* Capabilities and no_new_privs, then Landlock, then seccomp last: the
      * filter would otherwise forbid the calls the steps before it need. */
-    if (rf_caps_drop_all(&f) < 0)
+    if (rf_caps_drop_all(&f) < 0 || hide_init(&f) < 0 || rf_confine_apply(c, &f) < 0)
         die(c, &f);
     /* Forwarded signals and SIGCHLD stay blocked from here on, so none is
      * lost between fork and init's signalfd. */

@@ -73,6 +73,13 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
                           .stdio = { -1, -1, -1 } };
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
+    if (rf_confine_prepare(plan, &ctx, err) < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        if (userns_fd >= 0)
+            close(userns_fd);
+        return NULL;
+    }
 
     int pidfd = -1;
     uint64_t flags = (uint64_t)plan->clone_flags | CLONE_PIDFD;
@@ -83,6 +90,7 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     if (pid == 0)
         rf_sandbox_child(&ctx);
     int e = errno;
+    rf_confine_release(&ctx);
     close(sv[1]);
     if (userns_fd >= 0)
         close(userns_fd);
