@@ -16,6 +16,7 @@ static const struct subcommand {
     { "config", rf_cli_config, "print the merged policy (--explain: where each value came from)" },
     { "doctor", rf_cli_doctor, "what this host supports, per backend" },
     { "fs", rf_cli_fs, "workspace-confined file tools: read, write, append, edit, list" },
+    { "exec", rf_cli_exec, "check a shell command with the exec guard (--check)" },
 };
 
 static void print_help(FILE *out)
