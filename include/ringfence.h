@@ -86,6 +86,11 @@ RF_EXPORT char *rf_policy_to_json(const rf_policy *policy);
 typedef struct rf_plan rf_plan;
 /* argv[0] is looked up as the sandbox will see it; NULL-terminated. */
 RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf_error **err);
+/* The plan of an agent's shell command (the exec tool): /bin/sh -c COMMAND,
+ * run in the workspace (or the policy's chdir), with timeout_s seconds
+ * (<= 0: the policy's limits.timeout, else tools.exec.timeout, 60 s). */
+RF_EXPORT rf_plan *rf_plan_build_shell(const rf_policy *policy, const char *command, double timeout_s,
+                                       rf_error **err);
 RF_EXPORT void rf_plan_free(rf_plan *plan);
 RF_EXPORT char *rf_plan_to_json(const rf_plan *plan); /* malloc'd, pretty */
 /* Find out now what would enforce the plan's memory, pids and cpu limits
@@ -340,6 +345,9 @@ RF_EXPORT rf_guard *rf_guard_new(const rf_guard_options *opts, rf_error **err);
  * custom_deny_patterns, custom_allow_patterns}, restrict_to_workspace,
  * workspace, and the working directory the command will start in. */
 RF_EXPORT rf_guard *rf_guard_new_for_policy(const rf_policy *policy, rf_error **err);
+/* The guard for an exec-tool command, whose working directory is the
+ * policy's chdir, else the workspace (as rf_plan_build_shell runs it). */
+RF_EXPORT rf_guard *rf_guard_new_for_shell(const rf_policy *policy, rf_error **err);
 /* Check one shell command (as for sh -c). Fills *out (clear it with
  * rf_guard_verdict_clear) and returns 0; returns < 0 when the command
  * cannot be checked (longer than 64 KiB, too deeply nested, out of memory):

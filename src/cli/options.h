@@ -20,6 +20,7 @@ typedef struct rf_cli_opts {
     const char *status_json_file;
     int status_fd;
     bool explain;          /* config --explain */
+    bool check;            /* exec --check */
     bool help;
 } rf_cli_opts;
 

@@ -170,6 +170,23 @@ fail:
     return NULL;
 }
 
+RF_EXPORT rf_plan *rf_plan_build_shell(const rf_policy *policy, const char *command, double timeout_s,
+                                       rf_error **err)
+{
+    /* A shallow copy: the same policy, this command's timeout and working
+     * directory. rf_plan_build only reads it. */
+    rf_policy p = *policy;
+    if (!p.chdir)
+        p.chdir = p.workspace;
+    if (timeout_s > 0)
+        p.limits.timeout_s = timeout_s;
+    else if (!(p.limits.timeout_s > 0))
+        p.limits.timeout_s = p.tools.exec.timeout_s;
+    char sh[] = "/bin/sh", dash_c[] = "-c";
+    char *argv[] = { sh, dash_c, (char *)command, NULL };
+    return rf_plan_build(&p, argv, err);
+}
+
 RF_EXPORT void rf_plan_free(rf_plan *plan)
 {
     if (!plan)
