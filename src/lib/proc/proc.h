@@ -26,6 +26,9 @@ struct rf_proc {
     char setup_step[48];
     int init_status;   /* wait status of init */
     struct rusage *usage;
+    bool tree_via_init; /* no pid namespace (landlock, none): killing init
+                           alone would orphan the tree, so SIGKILL is a
+                           message to init, which kills every descendant */
 };
 
 rf_proc *rf_proc_new(pid_t pid, int pidfd, int sock, const rf_limits *limits);
