@@ -99,6 +99,8 @@ int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err);
  * cannot honour unless the user accepted the weaker mode (accept_weaker). */
 int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **err);
 int rf_plan_host_finish(rf_plan *plan, const rf_policy *policy, rf_error **err);
+/* What the landlock backend cannot do on any host (also `ringfence doctor`). */
+const char *const *rf_plan_landlock_cannot(size_t *n);
 
 /* plan_exec.c: find the executable as the sandbox will. */
 int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err);

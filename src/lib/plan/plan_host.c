@@ -280,7 +280,15 @@ static const char *const landlock_cannot[] = {
     "names and attributes of files outside the allowed paths can be looked up (stat): Landlock checks "
     "opening, not path lookup",
     "protected paths inside the workspace stay writable",
+    "modes, owners, timestamps and extended attributes of your files outside the allowed paths can be "
+    "changed (chmod, utimes, setxattr): Landlock does not check them",
 };
+
+const char *const *rf_plan_landlock_cannot(size_t *n)
+{
+    *n = RF_ARRAY_SIZE(landlock_cannot);
+    return landlock_cannot;
+}
 
 static int list_cannot(rf_plan *plan, int abi)
 {

@@ -96,6 +96,11 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
     int pidfd = -1;
     struct clone_args args = { .flags = CLONE_PIDFD, .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
     pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
+    /* Inside another sandbox (ours included) clone3 may answer ENOSYS, so
+     * that libc falls back to clone: fork, then a pidfd for our own child
+     * (its pid cannot be reused before we reap it). */
+    if (pid < 0 && errno == ENOSYS && (pid = fork()) > 0)
+        pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pid == 0)
         rf_hostproc_init(&ctx);
     int e = errno;
@@ -106,15 +111,16 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
         rf_error_set(err, e, "start the sandbox's init");
         return NULL;
     }
-    rf_proc *proc = rf_proc_new(pid, pidfd, sv[0], &plan->limits);
+    rf_proc *proc = pidfd >= 0 ? rf_proc_new(pid, pidfd, sv[0], &plan->limits) : NULL;
     if (!proc) {
+        e = pidfd < 0 ? errno : ENOMEM;
         /* Closing the channel makes init kill what it started. */
         close(sv[0]);
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
         if (pidfd >= 0)
             close(pidfd);
-        rf_error_set(err, ENOMEM, "spawn");
+        rf_error_set(err, e, "start the sandbox's init");
         return NULL;
     }
     proc->tree_via_init = true;
