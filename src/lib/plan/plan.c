@@ -171,8 +171,11 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
         add_protected(plan, policy, err) < 0 || set_cwd(plan, policy, err) < 0 ||
         rf_plan_build_env(plan, policy, err) < 0 || rf_plan_resolve_exec(plan, policy, err) < 0)
         goto fail;
-    if (plan->backend == RF_BACKEND_NATIVE ? add_rules(plan, err) < 0 : rf_plan_host_finish(plan, policy, err) < 0)
+    if (plan->backend == RF_BACKEND_NATIVE ? add_rules(plan, err) < 0 : rf_plan_host_finish(plan, policy, err) < 0) {
+        if (policy->backend == RF_BACKEND_AUTO && plan->backend_reason)
+            rf_error_prefix(err, "backend %s", plan->backend_reason); /* why this backend at all */
         goto fail;
+    }
     return plan;
 fail:
     rf_plan_free(plan);

@@ -184,8 +184,42 @@ static bool usable_as(const char *path, uid_t uid, gid_t gid, unsigned want)
     return true;
 }
 
+/* Is `id` inside one of the ranges of a /proc/self/{uid,gid}_map? */
+static bool id_mapped(const char *map, unsigned long id)
+{
+    _cleanup_fclose_ FILE *f = fopen(map, "re");
+    unsigned long inside, outside, count;
+    while (f && fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
+        if (id >= inside && id - inside < count)
+            return true;
+    return false;
+}
+
+/* Inside a user namespace that maps only root (bwrap --unshare-user, some
+ * containers), or one where setgroups is denied, root cannot become the
+ * unprivileged id with no groups: refuse rather than keep root's groups. */
+static int can_switch_ids(const rf_plan *plan, rf_error **err)
+{
+    char deny[16] = "";
+    _cleanup_fclose_ FILE *f = fopen("/proc/self/setgroups", "re");
+    if (f && !fgets(deny, sizeof deny, f))
+        deny[0] = '\0';
+    const char *why = !id_mapped("/proc/self/uid_map", plan->uid_host) ? "that uid is not mapped"
+                      : !id_mapped("/proc/self/gid_map", plan->gid_host) ? "that gid is not mapped"
+                      : !strncmp(deny, "deny", 4) ? "setgroups is denied, so root's groups would stay"
+                                                  : NULL;
+    if (!why)
+        return 0;
+    rf_error_set(err, 0, "backend landlock: a root caller must run the command as uid %u (map_root_to), "
+                         "but cannot here: %s in this user namespace", (unsigned)plan->uid_host, why);
+    return rf_error_hint_set(err, "run ringfence as an ordinary user, pass --map-root-to with a uid mapped "
+                                  "here, or use the native backend");
+}
+
 static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
+    if (plan->uid_host != 0 && can_switch_ids(plan, err) < 0)
+        return -1;
     if (plan->uid_host == 0)
         return rf_error_set(err, 0, "backend landlock: map_root_to is 0, so the command would run as "
                                     "host root with no user namespace around it"),
