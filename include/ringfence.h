@@ -115,7 +115,8 @@ typedef struct rf_status {
 } rf_status;
 
 RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);
-/* Host pid of the sandbox's init (pid 1 inside). */
+/* Host pid of the sandbox's init (pid 1 inside with the native backend; a
+ * child subreaper on the host with the landlock and none backends). */
 RF_EXPORT pid_t rf_proc_pid(const rf_proc *proc);
 /* Wait until the sandbox ends (enforcing the plan's timeout); fill *out.
  * Returns 0, or < 0 if waiting itself failed. */
@@ -191,6 +192,15 @@ RF_EXPORT char *rf_doctor_to_json(const rf_doctor_report *report);
 RF_EXPORT char *rf_doctor_to_text(const rf_doctor_report *report);
 /* Can backend `name` ("native", "landlock", "none") run here? */
 RF_EXPORT bool rf_doctor_backend_usable(const rf_doctor_report *report, const char *name);
+
+/* ── Backends ──────────────────────────────────────────────────────── */
+/* The backend a plan runs on: "native", "landlock" or "none" (auto and the
+ * backends not built yet are resolved by rf_plan_build; see docs/backends.md).
+ * The string is static. */
+RF_EXPORT const char *rf_plan_backend(const rf_plan *plan);
+/* What that backend does not enforce on this host (the plan's "cannot"
+ * list; empty for native); NULL-terminated, owned by plan. */
+RF_EXPORT char *const *rf_plan_cannot(const rf_plan *plan);
 
 /* Version string, e.g. "0.1.0". */
 RF_EXPORT const char *rf_version(void);

@@ -155,3 +155,14 @@ RF_EXPORT char *const *rf_plan_warnings(const rf_plan *plan)
 {
     return plan->warnings;
 }
+
+RF_EXPORT const char *rf_plan_backend(const rf_plan *plan)
+{
+    return rf_backend_name(plan->backend);
+}
+
+RF_EXPORT char *const *rf_plan_cannot(const rf_plan *plan)
+{
+    static char *const empty[] = { NULL };
+    return plan->cannot ? plan->cannot : empty;
+}
