@@ -104,6 +104,7 @@ static void judge_landlock(judge *j, const rf_doctor_report *r)
     j->b->usable = abi >= 1;
     give_abi(j, abi, "Landlock filesystem rules from the plan, on host paths",
              "Landlock: not available, so this backend cannot run");
+    give(j, abi >= 3, "truncation checked (ABI 3+)", "truncate(2) is not checked (needs Landlock ABI 3)");
     give(j, abi >= 4, "network: none as Landlock TCP bind/connect rules (ABI 4+)",
          "network: none: TCP is not checked by Landlock (needs ABI 4)");
     give(j, r->seccomp.works, "network: none also as a seccomp rule against IP sockets (UDP, raw)",

@@ -290,6 +290,9 @@ static int find_problems(const rf_plan *plan, const rf_policy *policy, int abi, 
         if (!strcmp(plan->mounts[i].why, "protected"))
             r = pushf(&w->problems, "protected path %s would be writable (Landlock cannot make a "
                                     "read-only hole in the writable workspace)", plan->mounts[i].target);
+    if (r == 0 && abi < 3)
+        r = pushf(&w->problems, "your files outside the sandbox could be truncated (truncate(2) is "
+                                "checked from Landlock ABI 3, this kernel has %d)", abi);
     if (r == 0 && abi < 6)
         r = pushf(&w->problems, "signals and abstract unix sockets are not scoped (needs Landlock ABI 6, "
                                 "this kernel has %d): the command could signal your other processes", abi);
@@ -331,6 +334,9 @@ static int list_cannot(rf_plan *plan, int abi)
             return -1;
     if (abi < 4 && plan->network == RF_NET_NONE &&
         pushf(&plan->cannot, "TCP is not checked by Landlock (needs ABI 4, this kernel has %d)", abi) < 0)
+        return -1;
+    if (abi < 3 && pushf(&plan->cannot, "truncate(2) is not checked (needs Landlock ABI 3, this kernel "
+                                        "has %d)", abi) < 0)
         return -1;
     if (abi < 6 && pushf(&plan->cannot, "no scoping of signals and abstract unix sockets (needs "
                                         "Landlock ABI 6, this kernel has %d)", abi) < 0)
