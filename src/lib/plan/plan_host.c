@@ -307,7 +307,8 @@ static const char *const landlock_cannot[] = {
     "host processes stay visible: /proc is the host's (their memory, environment and descriptors stay "
     "out of reach: Landlock forbids ptrace of processes outside the sandbox)",
     "/tmp is not private: no mount namespace",
-    "paths cannot be remapped: an expose is seen at its host path (exposes with target != source are refused)",
+    "paths cannot be remapped: an expose is seen at its host path (target != source is refused unless "
+    "accept_weaker)",
     "no hostname or IPC namespace: the hostname and System V IPC objects are the host's",
     "no read-only mounts over /proc/sys: Landlock's read-only rule on /proc and the unprivileged uid keep "
     "it from being written",
@@ -316,7 +317,8 @@ static const char *const landlock_cannot[] = {
     "Landlock does not check connect()",
     "names and attributes of files outside the allowed paths can be looked up (stat): Landlock checks "
     "opening, not path lookup",
-    "protected paths inside the workspace stay writable",
+    "read-only paths inside writable ones stay writable (protected paths such as .git/hooks, read-only "
+    "exposes inside the workspace): Landlock rules only add up",
     "modes, owners, timestamps and extended attributes of your files outside the allowed paths can be "
     "changed (chmod, utimes, setxattr): Landlock does not check them",
 };
