@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The caller's half of the native backend: prepare what the child needs,
  * clone3 into the namespaces, write the id maps, say "go". */
+#include "backend/backend.h"
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
 #include "proc/proc.h"
@@ -21,23 +22,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* The instance directories are the only thing ringfence creates on the
- * host. A symlink planted in their place is refused, not followed. */
-static int make_instance_dirs(const rf_plan *plan, rf_error **err)
-{
-    for (size_t i = 0; plan->instance_dirs && plan->instance_dirs[i]; i++) {
-        const char *dir = plan->instance_dirs[i];
-        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-            return rf_error_set(err, errno, "create instance directory %s", dir),
-                   rf_error_hint_set(err, "set RINGFENCE_HOME to a writable directory");
-        struct stat st;
-        if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-            return rf_error_set(err, ENOTDIR, "instance directory %s", dir),
-                   rf_error_hint_set(err, "remove %s or set RINGFENCE_HOME elsewhere", dir);
-    }
-    return 0;
-}
 
 static int clone_error(int e, rf_error **err)
 {
@@ -81,7 +65,7 @@ static int make_cgroup(const rf_plan *plan, rf_cgroup **cg, rf_limits_report *ho
 
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
-    if (make_instance_dirs(plan, err) < 0)
+    if (rf_backend_make_instance_dirs(plan, err) < 0)
         return NULL;
     rf_cgroup *cg = NULL;
     rf_limits_report how;
