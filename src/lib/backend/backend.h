@@ -26,6 +26,14 @@ int rf_backend_choose_auto(rf_backend_kind *ret, char **reason, rf_error **err);
  * runtime-user-env tree is handed to that uid: it is the command's HOME. */
 int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err);
 
+/* The sandbox's cgroups, only when the plan sets a memory, pids or cpu
+ * limit (creating them costs about a millisecond), with a keeper that
+ * removes them if the caller is killed. *cg stays NULL otherwise; *how says
+ * what enforces each limit; approximate ones add to *warnings. */
+struct rf_cgroup;
+int rf_backend_make_cgroup(const rf_plan *plan, struct rf_cgroup **cg, rf_limits_report *how, char ***warnings,
+                           rf_error **err);
+
 /* backend/landlock: the landlock and none backends (no namespaces; a child
  * subreaper as init). */
 rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);

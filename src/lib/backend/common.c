@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The instance directories: the only thing ringfence creates on the host. */
 #include "backend/backend.h"
+#include "limits/cgroup.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"
@@ -54,6 +55,33 @@ int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
         if (user_env && !strcmp(dir, plan->instance_root) && (st.st_mode & 07777) != 0711 &&
             chmod_nofollow(dir, 0711, err) < 0)
             return -1;
+    }
+    return 0;
+}
+
+static bool wants_cgroup(const rf_limits *l)
+{
+    return l->memory_bytes || l->pids || l->cpu > 0;
+}
+
+int rf_backend_make_cgroup(const rf_plan *plan, rf_cgroup **cg, rf_limits_report *how, char ***warnings,
+                           rf_error **err)
+{
+    static bool swept;
+    *cg = NULL;
+    memset(how, 0, sizeof *how);
+    if (!wants_cgroup(&plan->limits))
+        return 0;
+    if (!swept) {
+        rf_cgroup_sweep_stale(RF_CGROUP_STALE_AGE_S);
+        swept = true;
+    }
+    if (rf_cgroup_create(&plan->limits, NULL, cg, how, warnings, err) < 0)
+        return -1;
+    if (rf_cgroup_keeper_start(*cg, err) < 0) {
+        rf_cgroup_destroy(*cg);
+        *cg = NULL;
+        return -1;
     }
     return 0;
 }

@@ -4,6 +4,7 @@
  * the caller as {step, errno, detail} before _exit(RF_EXIT_FAILURE), as in
  * the native backend. No allocation here (see hostproc.h). */
 #include "backend/landlock/hostproc.h"
+#include "limits/limits.h"
 #include "backend/native/report.h"
 #include "backend/reaper.h"
 #include "landlock/landlock.h"
@@ -131,6 +132,13 @@ static _Noreturn void run_command(const rf_hostproc_ctx *c, pid_t init, const si
     /* Entered with the identity the command will have. */
     if (chdir(plan->cwd) < 0 && rf_fail(&f, "enter working directory", plan->cwd) < 0)
         die(c, &f);
+    /* After the identity change: RLIMIT_NPROC counts the final uid. */
+    int rl = rf_limits_apply_rlimits(&plan->limits, &c->how);
+    if (rl < 0) {
+        errno = -rl;
+        rf_fail(&f, "resource limits", NULL);
+        die(c, &f);
+    }
     if (c->confine && (drop_caps(&f) < 0 || apply_seccomp(c, &f) < 0))
         die(c, &f);
     sigprocmask(SIG_SETMASK, oldmask, NULL);
@@ -151,6 +159,10 @@ _Noreturn void rf_hostproc_init(rf_hostproc_ctx *c)
         _exit(RF_EXIT_FAILURE); /* the caller is already gone */
     if (setup_stdio(c, &f) < 0 || close_inherited(c, &f) < 0)
         die(c, &f);
+    /* With limits, the caller moves us into the cgroups first: wait. */
+    struct rf_msg go;
+    if (c->wait_go && (rf_msg_recv(c->sock, &go) != 1 || go.type != RF_MSG_GO))
+        _exit(RF_EXIT_FAILURE); /* the caller is gone */
     /* A new session: no controlling terminal for the whole tree, so no
      * TIOCSTI into the caller's terminal and no job-control signals. */
     if (setsid() < 0 && rf_fail(&f, "setsid", NULL) < 0)

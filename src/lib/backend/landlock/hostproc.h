@@ -36,6 +36,8 @@ typedef struct rf_hostproc_ctx {
     char **tty_paths;        /* the terminals stdio is on: granted rw */
     const void *seccomp_bpf;
     size_t seccomp_len;
+    rf_limits_report how;    /* what enforces each limit (rlimit fallbacks) */
+    bool wait_go;            /* wait for the caller's "go": cgroups attached */
 } rf_hostproc_ctx;
 
 /* child.c: init's half; never returns. */

@@ -3,6 +3,8 @@
  * and the compiled filter, start init (no namespaces), hand back a proc
  * whose tree is killed through init. */
 #include "backend/landlock/hostproc.h"
+#include "backend/native/report.h"
+#include "limits/cgroup.h"
 #include "landlock/landlock.h"
 #include "proc/proc.h"
 #include "seccomp/seccomp.h"
@@ -78,23 +80,38 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
 {
     if (rf_backend_make_instance_dirs(plan, err) < 0)
         return NULL;
+    rf_cgroup *cg = NULL;
+    rf_limits_report how;
+    char **warnings = NULL;
+    if (rf_backend_make_cgroup(plan, &cg, &how, &warnings, err) < 0) {
+        rf_strv_free(warnings);
+        return NULL;
+    }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
         rf_error_set(err, errno, "socketpair");
+        rf_cgroup_destroy(cg);
+        rf_strv_free(warnings);
         return NULL;
     }
     rf_hostproc_ctx ctx = { .plan = plan, .sock = sv[1], .caller = getpid(), .stdio = { -1, -1, -1 },
-                            .confine = plan->backend == RF_BACKEND_LANDLOCK };
+                            .confine = plan->backend == RF_BACKEND_LANDLOCK, .how = how, .wait_go = cg != NULL };
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
     if (prepare(plan, &ctx, err) < 0) {
         release(&ctx);
         close(sv[0]);
         close(sv[1]);
+        rf_cgroup_destroy(cg);
+        rf_strv_free(warnings);
         return NULL;
     }
     int pidfd = -1;
     struct clone_args args = { .flags = CLONE_PIDFD, .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
+    if (cg && rf_cgroup_v2_dir_fd(cg) >= 0) {
+        args.flags |= CLONE_INTO_CGROUP;
+        args.cgroup = (uint64_t)rf_cgroup_v2_dir_fd(cg);
+    }
     pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
     /* Inside another sandbox (ours included) clone3 may answer ENOSYS, so
      * that libc falls back to clone: fork, then a pidfd for our own child
@@ -108,6 +125,8 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
     close(sv[1]);
     if (pid < 0) {
         close(sv[0]);
+        rf_cgroup_destroy(cg);
+        rf_strv_free(warnings);
         rf_error_set(err, e, "start the sandbox's init");
         return NULL;
     }
@@ -120,9 +139,19 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
             ;
         if (pidfd >= 0)
             close(pidfd);
+        rf_cgroup_destroy(cg);
+        rf_strv_free(warnings);
         rf_error_set(err, e, "start the sandbox's init");
         return NULL;
     }
     proc->tree_via_init = true;
+    proc->cgroup = cg;
+    proc->how = how;
+    proc->warnings = warnings;
+    /* v1 hierarchies (and v2 after a fork fallback): before "go". */
+    if (cg && (rf_cgroup_attach(cg, pid, err) < 0 || rf_msg_send(sv[0], RF_MSG_GO, 0, NULL, NULL) < 0)) {
+        rf_proc_free(proc);
+        return NULL;
+    }
     return proc;
 }

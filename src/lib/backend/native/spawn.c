@@ -34,35 +34,6 @@ static int clone_error(int e, rf_error **err)
     return -1;
 }
 
-static bool wants_cgroup(const rf_limits *l)
-{
-    return l->memory_bytes || l->pids || l->cpu > 0;
-}
-
-/* The sandbox's cgroups, only when a limit needs one (creating them costs
- * about a millisecond), with a keeper that removes them if we are killed. */
-static int make_cgroup(const rf_plan *plan, rf_cgroup **cg, rf_limits_report *how, char ***warnings,
-                       rf_error **err)
-{
-    static bool swept;
-    *cg = NULL;
-    memset(how, 0, sizeof *how);
-    if (!wants_cgroup(&plan->limits))
-        return 0;
-    if (!swept) {
-        rf_cgroup_sweep_stale(RF_CGROUP_STALE_AGE_S);
-        swept = true;
-    }
-    if (rf_cgroup_create(&plan->limits, NULL, cg, how, warnings, err) < 0)
-        return -1;
-    if (rf_cgroup_keeper_start(*cg, err) < 0) {
-        rf_cgroup_destroy(*cg);
-        *cg = NULL;
-        return -1;
-    }
-    return 0;
-}
-
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
     if (rf_backend_make_instance_dirs(plan, err) < 0)
@@ -70,7 +41,7 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     rf_cgroup *cg = NULL;
     rf_limits_report how;
     char **warnings = NULL;
-    if (make_cgroup(plan, &cg, &how, &warnings, err) < 0) {
+    if (rf_backend_make_cgroup(plan, &cg, &how, &warnings, err) < 0) {
         rf_strv_free(warnings);
         return NULL;
     }
