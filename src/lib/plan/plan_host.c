@@ -413,8 +413,8 @@ static int finish_none(rf_plan *plan)
     if ((plan->seccomp_deny && plan->seccomp_deny[0] &&
          rf_strv_push(&plan->cannot, "seccomp.deny is not applied") < 0) ||
         rf_strv_push(&plan->warnings, "backend none: the command runs WITHOUT a sandbox; only the clean "
-                                      "environment, the working directory, the timeout and the "
-                                      "process-tree kill apply") < 0)
+                                      "environment, the working directory, the limits, the timeout "
+                                      "and the process-tree kill apply") < 0)
         return -1;
     if (plan->caller_is_root && rf_strv_push(&plan->warnings, "backend none: the command runs as host root") < 0)
         return -1;
