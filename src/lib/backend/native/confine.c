@@ -11,10 +11,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int rf_confine_prepare(const rf_plan *plan, rf_native_ctx *ctx, rf_error **err)
 {
-    rf_landlock_rule *rules = calloc(plan->n_rules + 1, sizeof(*rules));
+    rf_landlock_rule *rules = calloc(plan->n_rules + 3, sizeof(*rules));
     if (!rules)
         return rf_error_set(err, ENOMEM, "landlock rules");
     for (size_t i = 0; i < plan->n_rules; i++)
@@ -42,11 +43,27 @@ void rf_confine_release(rf_native_ctx *ctx)
     ctx->seccomp_bpf = NULL;
 }
 
+/* The files stdio is connected to (the caller's terminal, a file it
+ * redirected to, /dev/null) lie outside the sandbox's tree, so Landlock
+ * would refuse to reopen them: `echo x > /dev/stderr` and `tee /dev/stdout`
+ * would fail. A rule on each, through /proc/self/fd, keeps them usable;
+ * pipes and sockets need none. No allocation: the room was made before. */
+static size_t add_stdio_rules(rf_landlock_rule *rules, size_t n)
+{
+    static const char *const paths[] = { "/proc/self/fd/0", "/proc/self/fd/1", "/proc/self/fd/2" };
+    for (int fd = 0; fd < 3; fd++) {
+        struct stat st;
+        if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))
+            rules[n++] = (rf_landlock_rule){ .path = paths[fd], .write = true };
+    }
+    return n;
+}
+
 int rf_confine_apply(const rf_native_ctx *c, rf_setup_fail *f)
 {
     rf_landlock_request req = {
         .rules = c->landlock_rules,
-        .n_rules = c->n_landlock_rules,
+        .n_rules = add_stdio_rules(c->landlock_rules, c->n_landlock_rules),
         .scope_ipc = true, /* ABI 6+: no abstract sockets or signals out */
         .mode = c->plan->landlock,
     };

@@ -25,8 +25,8 @@ typedef struct rf_native_ctx {
     int stdio[3];    /* -1: inherit */
     const void *seccomp_bpf; /* compiled by the caller, or NULL */
     size_t seccomp_len;
-    const struct rf_landlock_rule *landlock_rules; /* built by the caller */
-    size_t n_landlock_rules;
+    struct rf_landlock_rule *landlock_rules; /* built by the caller, with */
+    size_t n_landlock_rules;                 /* room for 3 stdio rules more */
     rf_limits_report how;  /* what enforces each limit (rlimit fallbacks) */
     bool late_cgroupns;    /* unshare the cgroup namespace after the attach */
 } rf_native_ctx;
