@@ -132,6 +132,50 @@ RF_EXPORT char *rf_status_to_json(const rf_status *status); /* malloc'd, one lin
 /* Convenience: rf_spawn + rf_proc_wait. */
 RF_EXPORT int rf_run(const rf_plan *plan, const rf_stdio *stdio, rf_status *out, rf_error **err);
 
+/* ── Guard: is this shell command allowed? (seed 001's exec guard) ─────── */
+/* A seatbelt, not the wall: it catches the obvious dangerous command before
+ * it runs; the sandbox is what holds when something gets past it. */
+typedef struct rf_guard rf_guard;
+typedef struct rf_guard_options {
+    bool enable_deny_patterns;      /* default true; false: no pattern checks */
+    const char *const *custom_deny; /* extra deny patterns (PCRE2), NULL-terminated or NULL */
+    const char *const *custom_allow;/* a command matching one skips the deny patterns */
+    bool restrict_to_workspace;     /* default true: paths outside `workspace` block */
+    const char *workspace;          /* absolute; required when restricting */
+    const char *cwd;                /* absolute working directory for relative paths
+                                       (NULL: the workspace) */
+} rf_guard_options;
+#define RF_GUARD_OPTIONS_INIT { .enable_deny_patterns = true, .restrict_to_workspace = true }
+
+typedef enum {
+    RF_GUARD_ALLOWED = 0,
+    RF_GUARD_BLOCKED_PATTERN, /* a deny pattern matched */
+    RF_GUARD_BLOCKED_PATH,    /* a path outside the working directory */
+} rf_guard_result;
+
+typedef struct rf_guard_verdict {
+    rf_guard_result result;
+    char *message; /* "Command blocked by safety guard (...)", NULL when allowed */
+    char *pattern; /* the deny pattern that matched, or NULL */
+    char *detail;  /* the (normalised) text it matched, or the offending path */
+} rf_guard_verdict;
+
+/* Compile the default and custom patterns once. A bad pattern fails with an
+ * error naming the list, the pattern and the offset. Limits: 1000 custom
+ * patterns, 4096 bytes each. */
+RF_EXPORT rf_guard *rf_guard_new(const rf_guard_options *opts, rf_error **err);
+/* The guard for a resolved policy: tools.exec.{enable_deny_patterns,
+ * custom_deny_patterns, custom_allow_patterns}, restrict_to_workspace,
+ * workspace, and the working directory the command will start in. */
+RF_EXPORT rf_guard *rf_guard_new_for_policy(const rf_policy *policy, rf_error **err);
+/* Check one shell command (as for sh -c). Fills *out (clear it with
+ * rf_guard_verdict_clear) and returns 0; returns < 0 when the command
+ * cannot be checked (longer than 64 KiB, too deeply nested, out of memory):
+ * treat that as blocked. Safe to call from several threads at once. */
+RF_EXPORT int rf_guard_check(const rf_guard *g, const char *command, rf_guard_verdict *out, rf_error **err);
+RF_EXPORT void rf_guard_verdict_clear(rf_guard_verdict *v);
+RF_EXPORT void rf_guard_free(rf_guard *g);
+
 /* ── MCP ───────────────────────────────────────────────────────────────── */
 /* A Model Context Protocol server (JSON-RPC 2.0, one message per line) that
  * serves the agent tools of a policy: exec (guard-checked, then /bin/sh -c

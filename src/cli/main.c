@@ -13,6 +13,7 @@ static const struct subcommand {
 } subcommands[] = {
     { "run", rf_cli_run, "run a command in the sandbox" },
     { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
+    { "exec", rf_cli_exec, "check a shell command with the exec guard (--check)" },
 };
 
 static void print_help(FILE *out)

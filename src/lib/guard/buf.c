@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A growing string for building normalised words and match subjects. An
+ * allocation failure is remembered in `failed` instead of being checked at
+ * every append; the caller checks once when it takes the string. */
+#include "guard/guard.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool reserve(rf_gbuf *b, size_t extra)
+{
+    if (b->failed)
+        return false;
+    if (extra > SIZE_MAX / 2 - b->len) {
+        b->failed = true;
+        return false;
+    }
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 32;
+    while (cap < need)
+        cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s) {
+        b->failed = true;
+        return false;
+    }
+    b->s = s;
+    b->cap = cap;
+    return true;
+}
+
+void rf_guard_buf_add(rf_gbuf *b, const char *p, size_t n)
+{
+    if (!reserve(b, n))
+        return;
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void rf_guard_buf_addc(rf_gbuf *b, char c)
+{
+    rf_guard_buf_add(b, &c, 1);
+}
+
+void rf_guard_buf_adds(rf_gbuf *b, const char *s)
+{
+    rf_guard_buf_add(b, s, strlen(s));
+}
+
+char *rf_guard_buf_steal(rf_gbuf *b)
+{
+    if (!b->failed && !b->s)
+        reserve(b, 0);
+    if (b->failed) {
+        rf_guard_buf_free(b);
+        return NULL;
+    }
+    b->s[b->len] = '\0';
+    char *s = b->s;
+    *b = (rf_gbuf){ 0 };
+    return s;
+}
+
+void rf_guard_buf_free(rf_gbuf *b)
+{
+    free(b->s);
+    *b = (rf_gbuf){ 0 };
+}

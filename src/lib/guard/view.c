@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The strings one simple command is matched as. The seed's patterns are
+ * written for the plain text of a command; these views give them the same
+ * command in the forms an obfuscation turns it into:
+ *
+ *   raw      the source text                    r''m  -rf  x
+ *   full     words normalised, single-spaced    rm -rf x
+ *   core     assignments, keywords and wrappers (env, nice, timeout, xargs,
+ *            command, ...) dropped, the command's basename:
+ *                                               env /bin/rm -rf x → rm -rf x
+ *   canon    core with aliases (bash→sh, apt-get→apt, doas→sudo, rm -R →
+ *            rm -r, kill -KILL → kill -9, git/docker global options
+ *            dropped) and short flag bundles split: rm -v -r -f x
+ *   variants canon with the options regrouped, so a pattern written as
+ *            "cmd -flag" or "cmd sub -flag" meets its flag wherever it was
+ *            put: rm -r x, npm install -g x, apt install x ...
+ */
+#include "guard/guard.h"
+#include "util/strv.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *rf_guard_basename(const char *word)
+{
+    const char *slash = strrchr(word, '/');
+    return slash && slash[1] ? slash + 1 : word;
+}
+
+bool rf_guard_is_assignment(const char *w)
+{
+    if (!rf_guard_is_name_start(w[0]))
+        return false;
+    size_t n = 1;
+    while (rf_guard_is_name_char(w[n]))
+        n++;
+    return w[n] == '=' || (w[n] == '+' && w[n + 1] == '=');
+}
+
+static bool in_list(const char *s, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (!strcmp(s, list[i]))
+            return true;
+    return false;
+}
+
+bool rf_guard_is_shell(const char *name)
+{
+    static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
+                                          "yash", "posh", "rbash", "fish", NULL };
+    return in_list(name, shells);
+}
+
+static bool is_keyword(const char *w)
+{
+    static const char *const kw[] = { "!", "{", "}", "then", "do", "else", "elif", "if", "while",
+                                      "until", "fi", "done", "esac", "function", NULL };
+    return in_list(w, kw);
+}
+
+/* Programs that run the program named after their own options. */
+static const struct wrapper {
+    const char *name;
+    const char *short_args;          /* short options that take a value */
+    const char *const *long_args;    /* long options that take a value */
+    int positional;                  /* operands before the program */
+    bool assignments;                /* NAME=VALUE operands are skipped */
+} wrappers[] = {
+    { "env", "uCS", (const char *const[]){ "--unset", "--chdir", "--split-string", NULL }, 0, true },
+    { "command", "", NULL, 0, false },
+    { "builtin", "", NULL, 0, false },
+    { "exec", "a", NULL, 0, false },
+    { "nohup", "", NULL, 0, false },
+    { "time", "fo", (const char *const[]){ "--format", "--output", NULL }, 0, false },
+    { "nice", "n", (const char *const[]){ "--adjustment", NULL }, 0, false },
+    { "ionice", "cnp", (const char *const[]){ "--class", "--classdata", NULL }, 0, false },
+    { "timeout", "sk", (const char *const[]){ "--signal", "--kill-after", NULL }, 1, false },
+    { "stdbuf", "ioe", (const char *const[]){ "--input", "--output", "--error", NULL }, 0, false },
+    { "setsid", "", NULL, 0, false },
+    { "chroot", "", (const char *const[]){ "--userspec", "--groups", NULL }, 1, false },
+    { "sudo", "ughpUrtCTD", (const char *const[]){ "--user", "--group", "--host", "--prompt", NULL }, 0, true },
+    { "doas", "uC", NULL, 0, false },
+    { "xargs", "adEILnPs", (const char *const[]){ "--arg-file", "--delimiter", "--max-args",
+                                                  "--max-procs", "--max-lines", "--max-chars", NULL }, 0, false },
+    { "busybox", "", NULL, 0, false },
+    { "toybox", "", NULL, 0, false },
+    { "watch", "nd", (const char *const[]){ "--interval", NULL }, 0, false },
+    { "strace", "eoOpPsSuaXbIE", NULL, 0, false },
+    { "unbuffer", "", NULL, 0, false },
+    { "taskset", "", NULL, 1, false },
+};
+
+static const struct wrapper *find_wrapper(const char *name)
+{
+    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
+        if (!strcmp(name, wrappers[i].name))
+            return &wrappers[i];
+    return NULL;
+}
+
+static size_t next_arg(const rf_gseg *s, size_t i)
+{
+    while (i < s->n_words && s->words[i].kind != RF_GWORD_ARG)
+        i++;
+    return i;
+}
+
+/* Does option word t (of a program with these value-taking options) take
+ * the next word as its value? */
+static bool takes_value(const char *t, const char *short_args, const char *const *long_args)
+{
+    if (t[1] == '-')
+        return !strchr(t, '=') && long_args && in_list(t, long_args);
+    for (size_t j = 1; t[j]; j++)
+        if (short_args && strchr(short_args, t[j]))
+            return t[j + 1] == '\0';
+    return false;
+}
+
+static size_t skip_wrapper(const rf_gseg *s, size_t i, const struct wrapper *w)
+{
+    for (i = next_arg(s, i); i < s->n_words; i = next_arg(s, i + 1)) {
+        const char *t = s->words[i].text;
+        if (!strcmp(t, "--")) {
+            i = next_arg(s, i + 1);
+            break;
+        }
+        if (t[0] == '-' && t[1]) {
+            if (takes_value(t, w->short_args, w->long_args))
+                i = next_arg(s, i + 1);
+            continue;
+        }
+        if (!(w->assignments && rf_guard_is_assignment(t)))
+            break;
+    }
+    for (int k = 0; k < w->positional && i < s->n_words; k++)
+        i = next_arg(s, i + 1);
+    return i;
+}
+
+size_t rf_guard_core_index(const rf_gseg *s)
+{
+    size_t i = next_arg(s, 0);
+    for (int rounds = 0; i < s->n_words && rounds < 64; rounds++) {
+        const char *t = s->words[i].text;
+        const struct wrapper *w = NULL;
+        if (rf_guard_is_assignment(t) || is_keyword(t))
+            i = next_arg(s, i + 1);
+        else if ((w = find_wrapper(rf_guard_basename(t))))
+            i = skip_wrapper(s, i + 1, w);
+        else
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+/* Append w with every run of blanks turned into one space. */
+static void add_collapsed(rf_gbuf *b, const char *w)
+{
+    bool blank = false;
+    for (; *w; w++) {
+        if (*w == ' ' || *w == '\t' || *w == '\n' || *w == '\r' || *w == '\v' || *w == '\f') {
+            blank = true;
+            continue;
+        }
+        if (blank && b->len && b->s[b->len - 1] != ' ')
+            rf_guard_buf_addc(b, ' ');
+        blank = false;
+        rf_guard_buf_addc(b, *w);
+    }
+}
+
+static void add_word(rf_gbuf *b, const char *w)
+{
+    if (b->len && b->s[b->len - 1] != ' ')
+        rf_guard_buf_addc(b, ' ');
+    add_collapsed(b, w);
+}
+
+static char *join_strv(char *const *v, size_t from)
+{
+    rf_gbuf b = { 0 };
+    for (size_t i = from; v && v[i]; i++)
+        add_word(&b, v[i]);
+    return rf_guard_buf_steal(&b);
+}
+
+static char *build_full(const rf_gseg *s)
+{
+    rf_gbuf b = { 0 };
+    for (size_t i = 0; i < s->n_words; i++) {
+        if (s->words[i].op)
+            add_word(&b, s->words[i].op);
+        add_word(&b, s->words[i].text);
+    }
+    return rf_guard_buf_steal(&b);
+}
+
+void rf_guard_view_clear(rf_gview *v)
+{
+    free(v->raw);
+    free(v->full);
+    free(v->core);
+    free(v->canon);
+    rf_strv_free(v->variants);
+    *v = (rf_gview){ 0 };
+}
+
+int rf_guard_view_build(const rf_glist *l, const rf_gseg *s, rf_gview *v)
+{
+    *v = (rf_gview){ .core_index = rf_guard_core_index(s) };
+    v->raw = strndup(l->src + s->raw_start, s->raw_end - s->raw_start);
+    v->full = build_full(s);
+    char **cw = NULL;
+    if (v->core_index != SIZE_MAX) {
+        const char *name = rf_guard_basename(s->words[v->core_index].text);
+        snprintf(v->cmd, sizeof v->cmd, "%s", rf_guard_alias(name));
+        if (rf_strv_push(&cw, name) < 0)
+            goto oom;
+        for (size_t i = next_arg(s, v->core_index + 1); i < s->n_words; i = next_arg(s, i + 1))
+            if (rf_strv_push(&cw, s->words[i].text) < 0)
+                goto oom;
+    }
+    v->core = join_strv(cw, 0);
+    if (cw && rf_guard_canonicalise(&cw, v->cmd) < 0)
+        goto oom;
+    v->canon = join_strv(cw, 0);
+    if (!v->raw || !v->full || !v->core || !v->canon || rf_guard_variants(cw, &v->variants) < 0)
+        goto oom;
+    rf_strv_free(cw);
+    return 0;
+oom:
+    rf_strv_free(cw);
+    rf_guard_view_clear(v);
+    return -1;
+}
