@@ -14,6 +14,7 @@ static const struct subcommand {
     { "run", rf_cli_run, "run a command in the sandbox" },
     { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
     { "exec", rf_cli_exec, "check a shell command with the exec guard (--check)" },
+    { "mcp", rf_cli_mcp, "serve the exec and file tools over MCP on stdio" },
 };
 
 static void print_help(FILE *out)

@@ -6,10 +6,12 @@
 #include "mcp/mcp.h"
 #include "policy/policy.h"
 #include "util/cleanup.h"
+#include "util/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,13 +127,11 @@ static json_t *guard_command(rf_mcp_server *s, const char *command)
     rf_guard_verdict v;
     memset(&v, 0, sizeof v);
     rf_error *err = NULL;
-    pthread_mutex_lock(&s->guard_lock);
-    int rc = rf_guard_check(s->guard, command, &v, &err);
-    pthread_mutex_unlock(&s->guard_lock);
+    int rc = rf_guard_check(s->guard, command, &v, &err); /* thread-safe */
     json_t *res = NULL;
     if (rc < 0) {
         res = rf_mcp_tool_from_error(err);
-    } else if (v.result != RF_GUARD_ALLOW) {
+    } else if (v.result != RF_GUARD_ALLOWED) {
         rf_mcp_log(s, RF_MCP_LOG_INFO, "exec blocked: %s%s%s", v.message, v.detail ? ": " : "",
                    v.detail ? v.detail : "");
         res = v.detail ? rf_mcp_tool_textf(true, "%s\n%s", v.message, v.detail) : rf_mcp_tool_text(v.message, true);
@@ -149,10 +149,11 @@ static rf_plan *exec_plan(rf_mcp_server *s, const char *command, double timeout,
     p.limits.timeout_s = timeout;
     if (!p.chdir)
         p.chdir = p.workspace;
-    char *argv[] = { "/bin/sh", "-c", (char *)command, NULL };
+    char sh[] = "/bin/sh", dash_c[] = "-c";
+    char *argv[] = { sh, dash_c, (char *)command, NULL };
     rf_plan *plan = rf_plan_build(&p, argv, err);
-    if (plan && !s->warned_plan) {
-        s->warned_plan = true; /* the same warnings every call: say them once */
+    /* The same warnings every call: say them once. */
+    if (plan && !__atomic_exchange_n(&s->warned_plan, true, __ATOMIC_RELAXED)) {
         char *const *w = rf_plan_warnings(plan);
         for (size_t i = 0; w && w[i]; i++)
             rf_mcp_log(s, RF_MCP_LOG_WARNING, "%s", w[i]);

@@ -69,7 +69,7 @@ typedef enum { RF_MCP_LINE_NONE, RF_MCP_LINE_OK, RF_MCP_LINE_TOO_LONG } rf_mcp_l
 int rf_mcp_lines_init(rf_mcp_lines *l, size_t max);
 void rf_mcp_lines_free(rf_mcp_lines *l);
 /* Feed bytes; consumed is set to how many were used. Returns OK with
- * *line/*len pointing at a complete line (valid until the next call),
+ * *line and *len pointing at a complete line (valid until the next call),
  * TOO_LONG once per over-long line, or NONE when more input is needed. */
 rf_mcp_line_result rf_mcp_lines_feed(rf_mcp_lines *l, const char *data, size_t n, size_t *consumed,
                                      const char **line, size_t *len);
@@ -80,7 +80,6 @@ char *rf_mcp_utf8_sanitize(const char *buf, size_t len, size_t *out_len);
 /* ── server.c ─────────────────────────────────────────────────────────── */
 typedef struct rf_mcp_batch rf_mcp_batch;
 typedef struct rf_mcp_call rf_mcp_call;
-typedef struct rf_guard rf_guard;
 typedef struct rf_fs rf_fs;
 
 /* Where finished messages go (one complete JSON text, no newline). */
@@ -89,8 +88,7 @@ typedef int (*rf_mcp_write_fn)(void *userdata, const char *text, size_t len);
 struct rf_mcp_server {
     const rf_policy *policy; /* borrowed; NULL only in the fuzz target: no tools */
     rf_mcp_options opts;
-    rf_guard *guard;
-    pthread_mutex_t guard_lock; /* a guard handle is not shared between threads */
+    rf_guard *guard; /* safe to share between threads */
     rf_fs *fs;
     pthread_mutex_t fs_lock;
 

@@ -66,7 +66,8 @@ struct rf_mcp_batch {
 static int write_fd(void *userdata, const char *text, size_t len)
 {
     rf_mcp_server *s = userdata;
-    struct iovec iov[2] = { { (void *)text, len }, { "\n", 1 } };
+    static char newline[] = "\n";
+    struct iovec iov[2] = { { (void *)text, len }, { newline, 1 } };
     while (iov[1].iov_len > 0) {
         ssize_t n = writev(s->out_fd, iov[0].iov_len ? iov : iov + 1, iov[0].iov_len ? 2 : 1);
         if (n < 0 && errno == EINTR)
@@ -334,7 +335,6 @@ static rf_mcp_server *server_alloc(const rf_mcp_options *opts)
         s->opts.max_message_bytes = RF_MCP_DEFAULT_MAX_MESSAGE;
     if (!s->opts.max_concurrent_calls)
         s->opts.max_concurrent_calls = RF_MCP_DEFAULT_MAX_CALLS;
-    pthread_mutex_init(&s->guard_lock, NULL);
     pthread_mutex_init(&s->fs_lock, NULL);
     pthread_mutex_init(&s->out_lock, NULL);
     pthread_mutex_init(&s->calls_lock, NULL);
@@ -367,7 +367,12 @@ RF_EXPORT rf_mcp_server *rf_mcp_server_new(const rf_policy *policy, const rf_mcp
         return NULL;
     }
     s->policy = policy;
-    s->guard = rf_guard_new_for_policy(policy, err);
+    /* exec runs in the workspace unless --chdir said otherwise: the guard
+     * judges relative paths from there too. */
+    rf_policy at_ws = *policy;
+    if (!at_ws.chdir)
+        at_ws.chdir = at_ws.workspace;
+    s->guard = rf_guard_new_for_policy(&at_ws, err);
     if (s->guard)
         s->fs = rf_fs_open_for_policy(policy, err);
     if (!s->guard || !s->fs) {
@@ -432,8 +437,7 @@ RF_EXPORT void rf_mcp_server_free(rf_mcp_server *s)
         return;
     rf_mcp_calls_drain(s);
     rf_guard_free(s->guard);
-    rf_fs_free(s->fs);
-    pthread_mutex_destroy(&s->guard_lock);
+    rf_fs_close(s->fs);
     pthread_mutex_destroy(&s->fs_lock);
     pthread_mutex_destroy(&s->out_lock);
     pthread_mutex_destroy(&s->calls_lock);
