@@ -176,6 +176,75 @@ RF_EXPORT int rf_guard_check(const rf_guard *g, const char *command, rf_guard_ve
 RF_EXPORT void rf_guard_verdict_clear(rf_guard_verdict *v);
 RF_EXPORT void rf_guard_free(rf_guard *g);
 
+/* ── File tools ────────────────────────────────────────────────────────── */
+/* read/write/append/edit/list confined to a workspace (docs/fs.md). Paths
+ * are resolved by the kernel beneath a directory fd of the workspace
+ * (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), so "../", absolute
+ * paths and symlinks cannot leave it. Outside the workspace only what the
+ * allow_* settings name, matched on the canonical path of the object that
+ * was actually opened. Writes replace the file atomically (temp file in the
+ * same directory, fsync, rename): a failed write leaves the old file intact.
+ *
+ * Every error sets rf_error_exit_code() to RF_FS_EXIT_FAILED; a refusal
+ * ("access denied: ...") also sets rf_error_errno() to EACCES. */
+typedef struct rf_fs rf_fs;
+enum {
+    RF_FS_EXIT_FAILED = 1,                        /* denied or failed */
+    RF_FS_DEFAULT_MAX_READ = 1024 * 1024,         /* read cap, bytes */
+    RF_FS_MAX_WRITE = 16 * 1024 * 1024,           /* write/append/edit cap */
+    RF_FS_DEFAULT_MAX_LIST = 1000,                /* list entries */
+    RF_FS_MAX_LIST = 100000,
+};
+typedef struct rf_fs_options {
+    const char *workspace;              /* absolute, an existing directory */
+    bool restrict_to_workspace;         /* confine to the workspace (default true) */
+    bool allow_read_outside_workspace;  /* reads (and list) anywhere */
+    const char *const *allow_read_paths;  /* PCRE2 regexes on canonical absolute
+                                             paths; NULL-terminated, or NULL */
+    const char *const *allow_write_paths; /* idem, for write/append/edit */
+    /* Workspace-relative paths nothing may write, append to or edit (nor
+     * anything beneath them). NULL = the built-in list (.git/hooks,
+     * .ringfence.json, .ringfence.yaml, .ringfence.yml); an empty vector
+     * (just NULL) = none. */
+    const char *const *protected_paths;
+    uint64_t max_read_bytes;            /* 0 = RF_FS_DEFAULT_MAX_READ */
+} rf_fs_options;
+/* Initialise opts with the defaults (restrict_to_workspace = true). */
+RF_EXPORT void rf_fs_options_init(rf_fs_options *opts);
+/* The handle keeps a directory fd of the workspace and the compiled
+ * patterns; opts and its strings may be freed after the call. */
+RF_EXPORT rf_fs *rf_fs_open(const rf_fs_options *opts, rf_error **err);
+/* Same, from a resolved policy (workspace, restrict_to_workspace,
+ * allow_read_outside_workspace, tools.*, protected_paths). */
+RF_EXPORT rf_fs *rf_fs_open_for_policy(const rf_policy *policy, rf_error **err);
+RF_EXPORT void rf_fs_close(rf_fs *fs);
+/* Read a text file. offset is the first line to return (1-based; 0 = 1),
+ * limit the number of lines (0 = to the end). Lines end at '\n' and keep
+ * it. Fails when the file has a NUL byte in its first 8 KiB (binary), or
+ * when the text to return exceeds max_read_bytes. *out is malloc'd and
+ * NUL-terminated (*out_len excludes the NUL). */
+RF_EXPORT int rf_fs_read(rf_fs *fs, const char *path, uint64_t offset, uint64_t limit,
+                         char **out, size_t *out_len, rf_error **err);
+/* Create or replace path with len bytes of data, creating missing parent
+ * directories. Atomic: readers see the old or the new file, never a part. */
+RF_EXPORT int rf_fs_write(rf_fs *fs, const char *path, const char *data, size_t len, rf_error **err);
+/* Append to path (created if missing) through O_APPEND on the same inode;
+ * on a failed write the file is truncated back to its old size. */
+RF_EXPORT int rf_fs_append(rf_fs *fs, const char *path, const char *data, size_t len, rf_error **err);
+/* Replace the one occurrence of old_text by new_text (atomic, like write).
+ * Fails, changing nothing, when old_text occurs zero or several times. */
+RF_EXPORT int rf_fs_edit(rf_fs *fs, const char *path, const char *old_text, const char *new_text,
+                         rf_error **err);
+/* List a directory: names sorted (byte order) within each directory,
+ * directories with a trailing '/', symlinks never followed. Recursive
+ * entries are paths relative to `path`, each directory followed by its
+ * contents. max_entries 0 = RF_FS_DEFAULT_MAX_LIST (capped at RF_FS_MAX_LIST).
+ * *out_entries is a NULL-terminated malloc'd vector of malloc'd strings.
+ * Returns 0, or 1 when the listing stopped at max_entries (truncated). */
+RF_EXPORT int rf_fs_list(rf_fs *fs, const char *path, bool recursive, size_t max_entries,
+                         char ***out_entries, rf_error **err);
+RF_EXPORT void rf_fs_entries_free(char **entries);
+
 /* ── MCP ───────────────────────────────────────────────────────────────── */
 /* A Model Context Protocol server (JSON-RPC 2.0, one message per line) that
  * serves the agent tools of a policy: exec (guard-checked, then /bin/sh -c

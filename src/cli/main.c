@@ -15,6 +15,7 @@ static const struct subcommand {
     { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
     { "exec", rf_cli_exec, "check a shell command with the exec guard (--check)" },
     { "mcp", rf_cli_mcp, "serve the exec and file tools over MCP on stdio" },
+    { "fs", rf_cli_fs, "workspace-confined file tools: read, write, append, edit, list" },
 };
 
 static void print_help(FILE *out)
