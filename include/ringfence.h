@@ -132,6 +132,52 @@ RF_EXPORT char *rf_status_to_json(const rf_status *status); /* malloc'd, one lin
 /* Convenience: rf_spawn + rf_proc_wait. */
 RF_EXPORT int rf_run(const rf_plan *plan, const rf_stdio *stdio, rf_status *out, rf_error **err);
 
+/* ── Config files: formats, the standard stack, explain ─────────────── */
+/* Configuration file formats. AUTO detects by content: Mitto settings have
+ * restricted_runner(s)/acp_servers, picoclaw config.json has isolation,
+ * agents.agents, providers, ...; anything else is ringfence's own. JSON or
+ * YAML is chosen by extension (.json/.yaml/.yml), else by content. */
+typedef enum rf_config_format {
+    RF_CONFIG_FORMAT_AUTO = 0,
+    RF_CONFIG_FORMAT_RINGFENCE,
+    RF_CONFIG_FORMAT_PICOCLAW,
+    RF_CONFIG_FORMAT_MITTO,
+} rf_config_format;
+/* "ringfence", "picoclaw", "mitto" (or "auto") → format; -1 if unknown. */
+RF_EXPORT int rf_config_format_parse(const char *name);
+/* Add the layer(s) of one file (JSON or YAML, at most 1 MiB), detecting
+ * its format by content. Errors in a file say file:line:column. */
+RF_EXPORT int rf_config_load_file(rf_config *cfg, const char *path, rf_error **err);
+RF_EXPORT int rf_config_load_file_as(rf_config *cfg, const char *path, rf_config_format format,
+                                     rf_error **err);
+
+/* The standard stack, in order (later wins): built-in defaults →
+ * /etc/ringfence/config.{json,yaml,yml} → the user's file
+ * ($XDG_CONFIG_HOME/ringfence/config.*, else ~/.config/ringfence/) →
+ * each --config file → agents.defaults and the --agent section → the
+ * workspace file (.ringfence.{json,yaml,yml}, and .mittorc once a Mitto
+ * file was read) → RINGFENCE_* environment variables → the command line.
+ * The workspace file may only tighten unless trust_workspace_config. */
+typedef struct rf_config_sources {
+    const char *const *config_files; /* --config FILE..., NULL-terminated; may be NULL */
+    rf_config_format format;         /* --config-format, for the --config files */
+    const char *agent;               /* --agent NAME, or NULL */
+    const char *runner;              /* --runner TYPE (Mitto runner type), or NULL */
+    bool trust_workspace_config;     /* --trust-workspace-config */
+    const char *flags_json;          /* the command-line layer (ringfence schema, absolute
+                                        paths), or NULL; added last */
+    const char *flags_origin;        /* its name in errors and --explain (NULL: "command line") */
+    const rf_context *ctx;           /* home, cwd, environment (NULL: the process's) */
+    const char *system_dir;          /* NULL: /etc/ringfence */
+    const char *user_dir;            /* NULL: $XDG_CONFIG_HOME/ringfence or ~/.config/ringfence */
+    bool no_system_file, no_user_file, no_workspace_file, no_environment;
+} rf_config_sources;
+RF_EXPORT int rf_config_load_standard(rf_config *cfg, const rf_config_sources *src, rf_error **err);
+/* The merged, resolved policy plus, for every setting, the layer it came
+ * from: {"policy": {...}, "sources": {"network": "command line", ...}}.
+ * malloc'd JSON text, or NULL with *err. */
+RF_EXPORT char *rf_config_explain(const rf_config *cfg, const rf_context *ctx, rf_error **err);
+
 /* ── Guard: is this shell command allowed? (seed 001's exec guard) ─────── */
 /* A seatbelt, not the wall: it catches the obvious dangerous command before
  * it runs; the sandbox is what holds when something gets past it. */

@@ -12,6 +12,7 @@ typedef int (*rf_cli_fn)(int argc, char **argv);
 
 int rf_cli_run(int argc, char **argv);
 int rf_cli_plan(int argc, char **argv);
+int rf_cli_config(int argc, char **argv);
 int rf_cli_exec(int argc, char **argv);
 int rf_cli_mcp(int argc, char **argv);
 int rf_cli_fs(int argc, char **argv);

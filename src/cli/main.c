@@ -16,6 +16,7 @@ static const struct subcommand {
     { "exec", rf_cli_exec, "check a shell command with the exec guard (--check)" },
     { "mcp", rf_cli_mcp, "serve the exec and file tools over MCP on stdio" },
     { "fs", rf_cli_fs, "workspace-confined file tools: read, write, append, edit, list" },
+    { "config", rf_cli_config, "print the merged policy (--explain: where each value came from)" },
 };
 
 static void print_help(FILE *out)
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--help-options-scdoc")) { /* for docs/gen-man.sh */
-        rf_cli_print_options(stdout, true);
+        rf_cli_print_options(stdout, NULL, true);
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {

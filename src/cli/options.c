@@ -16,7 +16,7 @@ enum opt_id {
     OPT_CONFIG, OPT_NO_CONFIG, OPT_AGENT, OPT_CONFIG_FORMAT, OPT_RUNNER, OPT_TRUST_WS,
     OPT_LOG_LEVEL, OPT_MAP_ROOT, OPT_BACKEND,
     OPT_MEMORY, OPT_PIDS, OPT_CPU, OPT_KILL_GRACE, OPT_STATUS_JSON, OPT_STATUS_FD,
-    OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER,
+    OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER, OPT_EXPLAIN,
 };
 
 static const struct rf_option {
@@ -25,6 +25,7 @@ static const struct rf_option {
     int id;
     const char *metavar;
     const char *help;
+    const char *only; /* a subcommand's own option, or NULL for all */
 } options[] = {
     { "workspace", required_argument, OPT_WORKSPACE, "DIR",
       "the directory the command may read and write (default: the current directory)" },
@@ -61,6 +62,7 @@ static const struct rf_option {
     { "status-fd", required_argument, OPT_STATUS_FD, "N", "write JSON lines to fd N: the pid, then the status" },
     { "log-level", required_argument, OPT_LOG_LEVEL, "LEVEL",
       "warning (default) or debug: debug prints the plan on stderr before starting" },
+    { "explain", no_argument, OPT_EXPLAIN, NULL, "show, for each setting, the layer it came from", "config" },
     { "help", no_argument, OPT_HELP, NULL, "show this help" },
 };
 
@@ -76,10 +78,12 @@ static void put_scdoc(FILE *out, const char *s)
     }
 }
 
-void rf_cli_print_options(FILE *out, bool man)
+void rf_cli_print_options(FILE *out, const char *sub, bool man)
 {
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const struct rf_option *o = &options[i];
+        if (o->only && sub && strcmp(o->only, sub) != 0)
+            continue;
         if (man) {
             fprintf(out, "*--%s*", o->name);
             if (o->metavar) {
@@ -88,6 +92,8 @@ void rf_cli_print_options(FILE *out, bool man)
                 fputc('_', out);
             }
             fputs("\n\t", out);
+            if (o->only)
+                fprintf(out, "(%s) ", o->only);
             put_scdoc(out, o->help);
             fputs(".\n\n", out);
             continue;
@@ -274,6 +280,7 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
             return usage(sub, "--log-level %s: expected debug, info, warning or error", arg);
         o->log_level = arg;
         return 0;
+    case OPT_EXPLAIN: o->explain = true; return 0;
     case OPT_HELP: o->help = true; return 0;
     }
     return usage(sub, "unknown option");
@@ -297,6 +304,12 @@ int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_
             return usage(sub, "unknown option '%s'", argv[optind - 1]);
         if (c == ':')
             return usage(sub, "option '%s' needs a value", argv[optind - 1]);
+        const struct rf_option *def = NULL;
+        for (size_t i = 0; i < N_OPTIONS && !def; i++)
+            if (options[i].id == c)
+                def = &options[i];
+        if (def && def->only && strcmp(def->only, sub) != 0)
+            return usage(sub, "option '--%s' is for 'ringfence %s'", def->name, def->only);
         if (apply_option(sub, c, optarg, o) < 0)
             return -1;
     }

@@ -19,6 +19,7 @@ typedef struct rf_cli_opts {
     const char *log_level; /* --log-level; also RINGFENCE_LOG_LEVEL */
     const char *status_json_file;
     int status_fd;
+    bool explain;          /* config --explain */
     bool help;
 } rf_cli_opts;
 
@@ -31,11 +32,12 @@ void rf_cli_opts_clear(rf_cli_opts *o);
 
 /* Print the options section of --help (or the man page fragment with
  * `man` set, in scdoc syntax). */
-void rf_cli_print_options(FILE *out, bool man);
+void rf_cli_print_options(FILE *out, const char *sub, bool man);
 
 /* Build config → policy → plan from the parsed options. Prints errors and
  * warnings; returns NULL with *exit_code set on failure. */
 #include "ringfence.h"
+rf_config *rf_cli_load_config(const rf_cli_opts *o, int *exit_code);
 rf_policy *rf_cli_policy(const rf_cli_opts *o, int *exit_code);
 rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, int *exit_code);
 bool rf_cli_debug(const rf_cli_opts *o);

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* config → policy → plan for the subcommands that start a sandbox. */
+/* config → policy → plan for the subcommands that start a sandbox. The
+ * command line is the last layer of the standard stack: built-in defaults,
+ * /etc/ringfence, the user's file, --config files, the agent's section, the
+ * workspace file, RINGFENCE_* variables, then the flags. */
 #include "cli.h"
 #include "options.h"
 
@@ -12,20 +15,56 @@ static void print_warnings(char *const *warnings)
         fprintf(stderr, "ringfence: warning: %s\n", warnings[i]);
 }
 
-rf_policy *rf_cli_policy(const rf_cli_opts *o, int *exit_code)
+static int report(rf_error *err)
+{
+    int code = err ? rf_cli_report(err) : RF_EXIT_FAILURE;
+    rf_error_free(err);
+    return code;
+}
+
+rf_config *rf_cli_load_config(const rf_cli_opts *o, int *exit_code)
 {
     rf_error *err = NULL;
-    rf_config *cfg = rf_config_new();
-    char *flags = json_dumps(o->flags, JSON_COMPACT);
-    rf_policy *policy = NULL;
-    if (cfg && flags && rf_config_add_json(cfg, "flags", flags, &err) == 0)
-        policy = rf_policy_resolve(cfg, NULL, &err);
-    free(flags);
-    rf_config_free(cfg);
-    if (!policy) {
-        *exit_code = err ? rf_cli_report(err) : RF_EXIT_FAILURE;
-        rf_error_free(err);
+    rf_config_sources src = {
+        .config_files = (const char *const *)o->config_files,
+        .agent = o->agent,
+        .runner = o->runner,
+        .trust_workspace_config = o->trust_workspace_config,
+        .no_system_file = o->no_config,
+        .no_user_file = o->no_config,
+        .no_workspace_file = o->no_config,
+    };
+    if (o->config_format) {
+        int f = rf_config_format_parse(o->config_format);
+        if (f < 0) {
+            *exit_code = rf_cli_usage_error(NULL, "--config-format %s: expected ringfence, picoclaw or mitto",
+                                            o->config_format);
+            return NULL;
+        }
+        src.format = (rf_config_format)f;
     }
+    char *flags = json_dumps(o->flags, JSON_COMPACT);
+    src.flags_json = flags;
+    rf_config *cfg = rf_config_new();
+    if (!cfg || !flags || rf_config_load_standard(cfg, &src, &err) < 0) {
+        *exit_code = report(err);
+        rf_config_free(cfg);
+        cfg = NULL;
+    }
+    free(flags);
+    return cfg;
+}
+
+rf_policy *rf_cli_policy(const rf_cli_opts *o, int *exit_code)
+{
+    rf_config *cfg = rf_cli_load_config(o, exit_code);
+    if (!cfg)
+        return NULL;
+    rf_error *err = NULL;
+    rf_policy *policy = rf_policy_resolve(cfg, NULL, &err);
+    rf_config_free(cfg);
+    if (!policy)
+        *exit_code = report(err);
     return policy;
 }
 
@@ -34,8 +73,7 @@ rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, i
     rf_error *err = NULL;
     rf_plan *plan = rf_plan_build(policy, argv, &err);
     if (!plan) {
-        *exit_code = rf_cli_report(err);
-        rf_error_free(err);
+        *exit_code = report(err);
         return NULL;
     }
     print_warnings(rf_plan_warnings(plan));

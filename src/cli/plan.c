@@ -16,7 +16,7 @@ static void help(void)
            "the Landlock and seccomp settings. Takes the same options as 'run'.\n"
            "\n"
            "Options:\n");
-    rf_cli_print_options(stdout, false);
+    rf_cli_print_options(stdout, "plan", false);
     printf("\nExample:\n  ringfence plan --expose ~/.npmrc -- npm test | jq '.mounts[] | select(.why==\"expose\")'\n");
 }
 

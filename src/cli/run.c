@@ -106,7 +106,7 @@ static void help(void)
            "through untouched, so stdio servers (MCP, ACP) work as they are.\n"
            "\n"
            "Options:\n");
-    rf_cli_print_options(stdout, false);
+    rf_cli_print_options(stdout, "run", false);
     printf("\n"
            "Examples:\n"
            "  ringfence run -- sh\n"

@@ -27,6 +27,9 @@ RF_EXPORT void rf_config_free(rf_config *cfg)
     }
     free(cfg->layers);
     free(cfg->agent);
+    free(cfg->runner);
+    free(cfg->mitto_type);
+    free(cfg->mitto_backend);
     rf_strv_free(cfg->warnings);
     free(cfg);
 }

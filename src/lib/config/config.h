@@ -36,6 +36,10 @@ struct rf_config {
     char *agent;          /* selected agents.list[].id, or NULL */
     bool trust_workspace; /* workspace layers may loosen */
     char **warnings;      /* from the readers (e.g. isolation disabled) */
+    char *runner;         /* Mitto runner type from --runner, or NULL */
+    char *mitto_type;     /* the Mitto runner type in force, once known */
+    char *mitto_backend;  /* its backend, when the type was explicit */
+    bool agent_external;  /* --agent named a Mitto ACP server */
 };
 
 /* The result of merging every layer. `origins` mirrors `tree`: an object
@@ -54,7 +58,7 @@ typedef struct rf_merged {
 int rf_config_add_layer(rf_config *cfg, const char *origin, json_t *root, unsigned flags,
                         rf_error **err); /* steals root, also on failure */
 int rf_config_add_warning(rf_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int rf_config_merge(const rf_config *cfg, rf_merged *out, rf_error **err);
+int rf_config_merge(const rf_config *cfg, rf_merged *out, bool check_agent, rf_error **err);
 void rf_merged_clear(rf_merged *m);
 /* Where a merged value came from: path like "expose[2].mode". NULL if it is
  * a built-in default. */
@@ -65,5 +69,24 @@ const char *rf_merged_origin(const rf_merged *m, const char *path);
 int rf_schema_check(const json_t *root, const char *origin, rf_error **err);
 /* The closest known key to `key` among the schema's keys, or NULL. */
 const char *rf_schema_suggest(const char *key, const char *const *candidates);
+/* Readers (load.c, yaml.c, compat_*.c, env.c). */
+json_t *rf_yaml_parse(const char *text, size_t len, const char *origin, rf_error **err);
+int rf_config_load_file_flags(rf_config *cfg, const char *path, rf_config_format format,
+                              unsigned flags, rf_error **err);
+/* The same from memory; `path` picks JSON or YAML by extension. text[len]
+ * must be '\0'. */
+int rf_config_load_text(rf_config *cfg, const char *path, const char *text, size_t len,
+                        rf_config_format format, unsigned flags, rf_error **err);
+int rf_compat_picoclaw(rf_config *cfg, const char *origin, const json_t *root, unsigned flags,
+                       rf_error **err);
+int rf_compat_mitto(rf_config *cfg, const char *origin, const json_t *root, unsigned flags,
+                    rf_error **err);
+/* The RINGFENCE_* variables of envp as one layer (none: no layer). */
+int rf_config_add_env(rf_config *cfg, char *const *envp, rf_error **err);
+/* Set `path` (RINGFENCE_ name without the prefix, e.g. AGENTS_DEFAULTS_
+ * RESTRICT_TO_WORKSPACE) in tree from the string `value`. */
+int rf_schema_env_set(json_t *tree, const char *name, const char *value, const char *origin,
+                      rf_error **err);
+
 /* Parse "256M", "2g", 1048576 into bytes. */
 int rf_parse_size(const json_t *v, uint64_t *out);

@@ -272,7 +272,7 @@ static void merge_layer(merge_state *st, const rf_layer *l)
     json_decref(ao);
 }
 
-int rf_config_merge(const rf_config *cfg, rf_merged *out, rf_error **err)
+int rf_config_merge(const rf_config *cfg, rf_merged *out, bool check_agent, rf_error **err)
 {
     merge_state st = {
         .tree = json_object(), .org = json_object(),
@@ -283,14 +283,18 @@ int rf_config_merge(const rf_config *cfg, rf_merged *out, rf_error **err)
     bool ws_seen = false;
     for (size_t i = 0; i < cfg->n_layers; i++) {
         const rf_layer *l = &cfg->layers[i];
-        bool check = (l->flags & RF_LAYER_WORKSPACE) && !cfg->trust_workspace && !ws_seen;
-        if (check)
+        /* The workspace layers (a .mittorc gives several) are checked as
+         * one step: before the first, through the last. */
+        bool check = (l->flags & RF_LAYER_WORKSPACE) && !cfg->trust_workspace;
+        if (check && !ws_seen) {
             out->before_workspace = json_deep_copy(st.tree);
-        merge_layer(&st, l);
-        if (check) {
-            out->through_workspace = json_deep_copy(st.tree);
             out->workspace_origin = l->origin;
             ws_seen = true;
+        }
+        merge_layer(&st, l);
+        if (check) {
+            json_decref(out->through_workspace);
+            out->through_workspace = json_deep_copy(st.tree);
         }
     }
     if (json_object_size(st.pending))
@@ -299,7 +303,7 @@ int rf_config_merge(const rf_config *cfg, rf_merged *out, rf_error **err)
     json_decref(st.pending_org);
     out->tree = st.tree;
     out->origins = st.org;
-    if (cfg->agent && !st.agent_found) {
+    if (check_agent && cfg->agent && !st.agent_found && !cfg->agent_external) {
         _cleanup_free_ char *known = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&known, &len);

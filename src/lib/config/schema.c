@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef enum {
     K_BOOL,
@@ -52,6 +53,7 @@ static const rf_key k_expose[] = {
     { "source", K_STR, NULL, NULL },
     { "target", K_STR, NULL, NULL },
     { "mode", K_ENUM, NULL, v_mode },
+    { "optional", K_BOOL, NULL, NULL }, /* a missing source is skipped with a warning */
     { NULL, 0, NULL, NULL },
 };
 static const rf_key k_env[] = {
@@ -66,6 +68,10 @@ static const rf_key k_limits[] = {
     { "timeout", K_NUM, NULL, NULL },
     { "kill_grace", K_NUM, NULL, NULL },
     { "require_cgroup", K_BOOL, NULL, NULL },
+    { NULL, 0, NULL, NULL },
+};
+static const rf_key k_container[] = {
+    { "image", K_STR, NULL, NULL },
     { NULL, 0, NULL, NULL },
 };
 static const rf_key k_seccomp[] = {
@@ -101,7 +107,7 @@ static const rf_key k_tools[] = {
         { "map_root_to", K_COUNT, NULL, NULL }, { "landlock", K_ENUM, NULL, v_landlock }, \
         { "seccomp", K_OBJ, k_seccomp, NULL }, { "protected_paths", K_STRV, NULL, NULL }, \
         { "deny_paths", K_STRV, NULL, NULL }, { "tools", K_OBJ, k_tools, NULL },         \
-        { "instance_root", K_STR, NULL, NULL },                                         \
+        { "instance_root", K_STR, NULL, NULL }, { "container", K_OBJ, k_container, NULL }, \
         { "merge_strategy", K_ENUM, NULL, v_merge }
 
 static const rf_key k_agent_section[] = { POLICY_KEYS, { NULL, 0, NULL, NULL } };
@@ -429,4 +435,116 @@ int rf_parse_size(const json_t *v, uint64_t *out)
         return -1;
     *out = (uint64_t)n << shift;
     return 0;
+}
+
+/* ── RINGFENCE_* environment variables ── */
+
+static bool name_is(const char *upper, const char *key, size_t n)
+{
+    if (strlen(key) != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (toupper((unsigned char)key[i]) != upper[i])
+            return false;
+    return true;
+}
+
+/* Find the key whose upper-case name is `rest` or a prefix of it followed
+ * by '_' (the longest such), as picoclaw's env names are built. */
+static const rf_key *env_key(const rf_key *keys, const char *rest, size_t *used)
+{
+    const rf_key *best = NULL;
+    size_t best_n = 0;
+    for (size_t i = 0; keys[i].name; i++) {
+        size_t n = strlen(keys[i].name);
+        if (n <= best_n)
+            continue;
+        if ((rest[n] == '\0' || rest[n] == '_') && name_is(rest, keys[i].name, n) &&
+            (rest[n] == '\0' || keys[i].kind == K_OBJ)) {
+            best = &keys[i];
+            best_n = n;
+        }
+    }
+    *used = best_n;
+    return best;
+}
+
+static json_t *env_value(const rf_key *k, const char *value)
+{
+    if (value[0] == '[' || value[0] == '{')
+        return json_loads(value, JSON_REJECT_DUPLICATES, NULL);
+    switch (k->kind) {
+    case K_BOOL: {
+        static const char *const yes[] = { "true", "1", "yes", "on", NULL };
+        static const char *const no[] = { "false", "0", "no", "off", NULL };
+        for (size_t i = 0; yes[i]; i++) {
+            if (!strcasecmp(value, yes[i]))
+                return json_true();
+            if (!strcasecmp(value, no[i]))
+                return json_false();
+        }
+        return json_string(value);
+    }
+    case K_COUNT:
+    case K_NUM: {
+        char *end = NULL;
+        double d = strtod(value, &end);
+        if (!*value || *end)
+            return json_string(value);
+        if (k->kind == K_COUNT && d == (double)(long long)d)
+            return json_integer((long long)d);
+        return json_real(d);
+    }
+    case K_STRV:
+    case K_REGEXV: {
+        /* Comma-separated, as picoclaw's env lists; use JSON for patterns
+         * that contain commas. */
+        json_t *a = json_array();
+        const char *p = value;
+        while (*p) {
+            size_t n = strcspn(p, ",");
+            if (n)
+                json_array_append_new(a, json_stringn(p, n));
+            p += n + (p[n] == ',');
+        }
+        return a;
+    }
+    default:
+        return json_string(value);
+    }
+}
+
+int rf_schema_env_set(json_t *tree, const char *name, const char *value, const char *origin,
+                      rf_error **err)
+{
+    const rf_key *keys = k_top;
+    const char *rest = name;
+    json_t *obj = tree;
+    for (;;) {
+        size_t used;
+        const rf_key *k = env_key(keys, rest, &used);
+        if (!k) {
+            rf_error_set(err, 0, "%s: no setting is named by this variable", origin);
+            return rf_error_hint_set(err, "names follow the settings, e.g. RINGFENCE_NETWORK, "
+                                          "RINGFENCE_LIMITS_MEMORY, "
+                                          "RINGFENCE_AGENTS_DEFAULTS_RESTRICT_TO_WORKSPACE");
+        }
+        if (rest[used] == '\0') {
+            json_t *v = env_value(k, value);
+            if (!v) {
+                rf_error_set(err, 0, "%s: the value is not valid JSON", origin);
+                return -1;
+            }
+            json_object_set_new(obj, k->name, v);
+            return 0;
+        }
+        json_t *child = json_object_get(obj, k->name);
+        if (!json_is_object(child)) {
+            child = json_object();
+            json_object_set_new(obj, k->name, child);
+        }
+        obj = child;
+        keys = k->sub;
+        rest += used + 1;
+    }
 }

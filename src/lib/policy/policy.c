@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const default_protected[] = {
-    ".git/hooks", ".ringfence.json", ".ringfence.yaml", ".ringfence.yml", NULL,
+    ".git/hooks", ".ringfence.json", ".ringfence.yaml", ".ringfence.yml", ".mittorc", NULL,
 };
 
 void rf_policy_init_defaults(rf_policy *p)
@@ -58,6 +58,7 @@ void rf_policy_clear(rf_policy *p)
     rf_strv_free(p->tools.exec.custom_allow_patterns);
     rf_strv_free(p->warnings);
     rf_strv_free(p->deny_paths);
+    free(p->container_image);
     memset(p, 0, sizeof(*p));
 }
 
@@ -137,7 +138,7 @@ static json_t *policy_json(const rf_policy *p)
     return json_pack(
         "{s:s?, s:s?, s:s?, s:s?, s:s?, s:b, s:b, s:o, s:s, s:o,"
         " s:{s:I, s:I, s:f, s:f, s:f, s:b}, s:s, s:s?, s:b, s:I, s:s,"
-        " s:{s:s, s:o, s:o}, s:o, s:o, s:o, s:o}",
+        " s:{s:s, s:o, s:o}, s:o, s:o, s:o, s:o, s:{s:s?}}",
         "workspace", p->workspace, "chdir", p->chdir, "instance_root", p->instance_root,
         "caller_cwd", p->caller_cwd, "user", p->user,
         "restrict_to_workspace", p->restrict_to_workspace,
@@ -153,7 +154,8 @@ static json_t *policy_json(const rf_policy *p)
         "seccomp", "profile", seccomp[p->seccomp], "deny", strv_json(p->seccomp_deny),
         "allow", strv_json(p->seccomp_allow),
         "protected_paths", strv_json(p->protected_paths), "deny_paths", strv_json(p->deny_paths),
-        "tools", tools_json(&p->tools), "warnings", strv_json(p->warnings));
+        "tools", tools_json(&p->tools), "warnings", strv_json(p->warnings),
+        "container", "image", p->container_image);
 }
 
 json_t *rf_policy_to_json_value(const rf_policy *p)

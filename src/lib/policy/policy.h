@@ -88,6 +88,7 @@ struct rf_policy {
                                live outside the sandbox's PATH (or NULL) */
     rf_strv deny_paths;     /* absolute host paths that must not be visible
                                (Mitto deny_folders); added by the config issue */
+    char *container_image;  /* container backend image (Mitto docker.image), or NULL */
 };
 
 /* Fill a policy with the built-in defaults (no paths). */

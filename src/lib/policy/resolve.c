@@ -76,6 +76,15 @@ int rf_resolve_fail(rf_resolver *r, const char *path, const char *fmt, ...)
     return rf_error_set(r->err, 0, "%s: %s", path, msg);
 }
 
+const char *rf_resolve_what(const rf_resolver *r, const char *path, char *buf, size_t size)
+{
+    const char *origin = r->m ? rf_merged_origin(r->m, path) : NULL;
+    if (!origin)
+        return path;
+    snprintf(buf, size, "%s (from %s)", path, origin);
+    return buf;
+}
+
 /* The instance root: the config's instance_root, else the context's
  * override, else $RINGFENCE_HOME, else ~/.ringfence. Never "." or
  * relative (seed 000: refuse to fall back to "."). */
@@ -95,6 +104,9 @@ static int resolve_instance_root(rf_resolver *r, const caller *c, rf_policy *p)
         return rf_error_hint_set(r->err, "set RINGFENCE_HOME to an absolute path");
     }
     const char *what = conf ? "instance_root" : "instance_root (RINGFENCE_HOME)";
+    char buf[512];
+    if (conf)
+        what = rf_resolve_what(r, "instance_root", buf, sizeof buf);
     p->instance_root = rf_vars_path(&r->vars, raw, what, r->err);
     if (!p->instance_root)
         return rf_error_hint_set(r->err, "the instance root must be an absolute path, never '.'; "
@@ -105,7 +117,9 @@ static int resolve_instance_root(rf_resolver *r, const caller *c, rf_policy *p)
 static int resolve_workspace(rf_resolver *r, const caller *c, rf_policy *p)
 {
     const char *conf = json_string_value(json_object_get(r->tree, "workspace"));
-    _cleanup_free_ char *path = conf ? rf_vars_path(&r->vars, conf, "workspace", r->err)
+    char buf[512];
+    const char *what = rf_resolve_what(r, "workspace", buf, sizeof buf);
+    _cleanup_free_ char *path = conf ? rf_vars_path(&r->vars, conf, what, r->err)
                                      : rf_path_normalize(c->cwd);
     if (!path)
         return conf ? -1 : rf_error_set(r->err, 0, "the current directory %s is not absolute", c->cwd);
@@ -130,7 +144,8 @@ static int resolve_chdir(rf_resolver *r, rf_policy *p)
     const char *conf = json_string_value(json_object_get(r->tree, "chdir"));
     if (!conf)
         return 0;
-    p->chdir = rf_vars_path(&r->vars, conf, "chdir", r->err);
+    char buf[512];
+    p->chdir = rf_vars_path(&r->vars, conf, rf_resolve_what(r, "chdir", buf, sizeof buf), r->err);
     return p->chdir ? 0 : -1;
 }
 
@@ -151,12 +166,15 @@ static int resolve_context(rf_resolver *r, const caller *c, rf_policy *p)
 int rf_policy_take_caller_env(rf_policy *p, char *const *envp);
 
 static int resolve_one(const rf_config *cfg, const json_t *tree, const rf_merged *m,
-                       const caller *c, const rf_context *ctx, rf_policy *p, rf_error **err)
+                       const caller *c, const rf_context *ctx, rf_policy *p, size_t *expose_index,
+                       rf_error **err)
 {
     rf_resolver r = {
         .m = m, .tree = tree, .envp = ctx && ctx->envp ? ctx->envp : environ, .err = err,
+        .expose_index = expose_index,
     };
     rf_policy_init_defaults(p);
+    r.warnings = &p->warnings;
     if (resolve_context(&r, c, p) < 0 || rf_resolve_tree(&r, p) < 0 ||
         rf_policy_take_caller_env(p, r.envp) < 0) {
         rf_policy_clear(p);
@@ -173,9 +191,9 @@ static int check_workspace_layer(const rf_config *cfg, const rf_merged *m, const
                                  const rf_context *ctx, rf_error **err)
 {
     rf_policy before, after;
-    if (resolve_one(cfg, m->before_workspace, m, c, ctx, &before, err) < 0)
+    if (resolve_one(cfg, m->before_workspace, m, c, ctx, &before, NULL, err) < 0)
         return -1;
-    if (resolve_one(cfg, m->through_workspace, m, c, ctx, &after, err) < 0) {
+    if (resolve_one(cfg, m->through_workspace, m, c, ctx, &after, NULL, err) < 0) {
         rf_policy_clear(&before);
         return -1;
     }
@@ -185,27 +203,64 @@ static int check_workspace_layer(const rf_config *cfg, const rf_merged *m, const
     return r;
 }
 
-RF_EXPORT rf_policy *rf_policy_resolve(const rf_config *cfg, const rf_context *ctx, rf_error **err)
+rf_policy *rf_policy_resolve_explained(const rf_config *cfg, const rf_context *ctx, rf_merged *m,
+                                       size_t **expose_index, rf_error **err)
 {
     if (!cfg) {
         rf_error_set(err, EINVAL, "rf_policy_resolve: no config");
         return NULL;
     }
-    rf_merged m;
-    if (rf_config_merge(cfg, &m, err) < 0)
+    if (rf_config_merge(cfg, m, true, err) < 0)
         return NULL;
     caller c = { 0 };
     rf_policy *p = calloc(1, sizeof(*p));
-    int r = p ? caller_load(ctx, &c, err) : rf_error_set(err, ENOMEM, "resolving the policy");
-    if (r == 0 && m.before_workspace)
-        r = check_workspace_layer(cfg, &m, &c, ctx, err);
+    size_t n = json_array_size(json_object_get(m->tree, "expose"));
+    if (expose_index)
+        *expose_index = calloc(n + 1, sizeof(size_t));
+    int r = p && (!expose_index || *expose_index) ? caller_load(ctx, &c, err)
+                                                  : rf_error_set(err, ENOMEM, "resolving the policy");
+    if (r == 0 && m->before_workspace)
+        r = check_workspace_layer(cfg, m, &c, ctx, err);
     if (r == 0)
-        r = resolve_one(cfg, m.tree, &m, &c, ctx, p, err);
+        r = resolve_one(cfg, m->tree, m, &c, ctx, p, expose_index ? *expose_index : NULL, err);
     caller_clear(&c);
-    rf_merged_clear(&m);
     if (r < 0) {
         free(p);
+        rf_merged_clear(m);
+        if (expose_index) {
+            free(*expose_index);
+            *expose_index = NULL;
+        }
         return NULL;
     }
     return p;
+}
+
+RF_EXPORT rf_policy *rf_policy_resolve(const rf_config *cfg, const rf_context *ctx, rf_error **err)
+{
+    rf_merged m;
+    rf_policy *p = rf_policy_resolve_explained(cfg, ctx, &m, NULL, err);
+    if (p)
+        rf_merged_clear(&m);
+    return p;
+}
+
+int rf_policy_workspace_of(const rf_config *cfg, const rf_context *ctx, char **out, rf_error **err)
+{
+    rf_merged m;
+    if (rf_config_merge(cfg, &m, false, err) < 0)
+        return -1;
+    caller c = { 0 };
+    rf_policy p;
+    rf_policy_init_defaults(&p);
+    rf_resolver r = { .m = &m, .tree = m.tree, .err = err, .warnings = &p.warnings };
+    int ret = caller_load(ctx, &c, err);
+    if (ret == 0)
+        ret = resolve_context(&r, &c, &p);
+    if (ret == 0)
+        *out = steal_ptr(&p.workspace);
+    rf_policy_clear(&p);
+    caller_clear(&c);
+    rf_merged_clear(&m);
+    return ret;
 }

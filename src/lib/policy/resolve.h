@@ -10,14 +10,25 @@ typedef struct rf_resolver {
     const json_t *tree;   /* the tree being resolved (merged, or a workspace snapshot) */
     rf_vars vars;
     char *const *envp;
+    char ***warnings;     /* &policy->warnings */
+    size_t *expose_index; /* optional: for policy->exposes[i], its index in the merged list */
     rf_error **err;
 } rf_resolver;
 
 /* Fail with "<path> (from <layer>): <message>". Returns -1. */
 int rf_resolve_fail(rf_resolver *r, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* "path (from layer)" for messages; points into buf. */
+const char *rf_resolve_what(const rf_resolver *r, const char *path, char *buf, size_t size);
 /* Resolve one merged tree into *p (which has its defaults filled in). */
 int rf_resolve_tree(rf_resolver *r, rf_policy *p);
 /* Refuse a workspace layer that loosens `before` into `after`. */
 int rf_policy_check_tighter(const rf_policy *before, const rf_policy *after, const char *origin,
                             rf_error **err);
+/* The workspace the config names (resolved, checked), without resolving
+ * the rest: the standard stack needs it to find the workspace file. */
+int rf_policy_workspace_of(const rf_config *cfg, const rf_context *ctx, char **out, rf_error **err);
+/* rf_policy_resolve that also hands back the merge and, for each expose,
+ * its index in the merged list (for --explain). */
+rf_policy *rf_policy_resolve_explained(const rf_config *cfg, const rf_context *ctx, rf_merged *m,
+                                       size_t **expose_index, rf_error **err);

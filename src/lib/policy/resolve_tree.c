@@ -70,16 +70,23 @@ static int expose_one(rf_resolver *r, const json_t *rule, size_t i, rf_expose *e
         return rf_error_hint_set(r->err, "write {\"source\": \"/host/path\", \"target\": \"/in/sandbox\", \"mode\": \"ro\"}");
     }
     snprintf(path, sizeof path, "expose[%zu].%s", i, tgt ? "target" : "source");
-    e->target = rf_vars_path(&r->vars, tgt ? tgt : src, path, r->err);
+    char buf[512];
+    e->target = rf_vars_path(&r->vars, tgt ? tgt : src, rf_resolve_what(r, path, buf, sizeof buf), r->err);
     if (!e->target)
         return -1;
     if (*remove)
         return 0;
     snprintf(path, sizeof path, "expose[%zu].source", i);
-    e->source = rf_vars_path(&r->vars, src, path, r->err);
+    e->source = rf_vars_path(&r->vars, src, rf_resolve_what(r, path, buf, sizeof buf), r->err);
     if (!e->source)
         return -1;
     struct stat st;
+    if (stat(e->source, &st) < 0 && json_is_true(json_object_get(rule, "optional"))) {
+        char *w = NULL;
+        if (asprintf(&w, "%s: %s does not exist; not exposed", path, e->source) >= 0)
+            rf_strv_push_take(r->warnings, w);
+        return 1; /* skipped: an earlier rule for this target stays */
+    }
     if (stat(e->source, &st) < 0) {
         rf_resolve_fail(r, path, "%s: %s", e->source, strerror(errno));
         return rf_error_hint_set(r->err, "create it, or remove the rule");
@@ -95,14 +102,17 @@ static int expose_one(rf_resolver *r, const json_t *rule, size_t i, rf_expose *e
 }
 
 /* Last rule per target wins, compared after normalisation. */
-static void expose_add(rf_policy *p, rf_expose *e, bool remove)
+static void expose_add(rf_resolver *r, rf_policy *p, rf_expose *e, bool remove, size_t index)
 {
+    size_t *idx = r->expose_index;
     for (size_t j = 0; j < p->n_exposes; j++) {
         if (strcmp(p->exposes[j].target, e->target))
             continue;
         free(p->exposes[j].source);
         free(p->exposes[j].target);
         memmove(&p->exposes[j], &p->exposes[j + 1], (p->n_exposes - j - 1) * sizeof(*e));
+        if (idx)
+            memmove(&idx[j], &idx[j + 1], (p->n_exposes - j - 1) * sizeof(*idx));
         p->n_exposes--;
         break;
     }
@@ -111,6 +121,8 @@ static void expose_add(rf_policy *p, rf_expose *e, bool remove)
         free(e->target);
         return;
     }
+    if (idx)
+        idx[p->n_exposes] = index;
     p->exposes[p->n_exposes++] = *e;
 }
 
@@ -126,12 +138,15 @@ static int resolve_exposes(rf_resolver *r, rf_policy *p)
     for (size_t i = 0; i < n; i++) {
         rf_expose e = { 0 };
         bool remove;
-        if (expose_one(r, json_array_get(list, i), i, &e, &remove) < 0) {
+        int k = expose_one(r, json_array_get(list, i), i, &e, &remove);
+        if (k != 0) {
             free(e.source);
             free(e.target);
-            return -1;
+            if (k < 0)
+                return -1;
+            continue;
         }
-        expose_add(p, &e, remove);
+        expose_add(r, p, &e, remove, i);
     }
     return 0;
 }
@@ -260,7 +275,9 @@ static int resolve_protected(rf_resolver *r, rf_policy *p)
     json_array_foreach(list, i, v) {
         char path[48];
         snprintf(path, sizeof path, "protected_paths[%zu]", i);
-        _cleanup_free_ char *s = rf_vars_expand(&r->vars, json_string_value(v), path, r->err);
+        char buf[512];
+        _cleanup_free_ char *s = rf_vars_expand(&r->vars, json_string_value(v),
+                                                rf_resolve_what(r, path, buf, sizeof buf), r->err);
         if (!s)
             return -1;
         _cleanup_free_ char *abs = rf_path_join(p->workspace, s);
@@ -283,7 +300,8 @@ static int resolve_deny_paths(rf_resolver *r, rf_policy *p)
     json_array_foreach(list, i, v) {
         char path[48];
         snprintf(path, sizeof path, "deny_paths[%zu]", i);
-        char *s = rf_vars_path(&r->vars, json_string_value(v), path, r->err);
+        char buf[512];
+        char *s = rf_vars_path(&r->vars, json_string_value(v), rf_resolve_what(r, path, buf, sizeof buf), r->err);
         if (!s)
             return -1;
         if (rf_strv_contains(p->deny_paths, s))
@@ -319,5 +337,8 @@ int rf_resolve_tree(rf_resolver *r, rf_policy *p)
         resolve_protected(r, p) < 0 || resolve_deny_paths(r, p) < 0 || resolve_tools(r, p) < 0)
         return -1;
     resolve_limits(r, p);
+    const char *image = json_string_value(get(r->tree, "container.image"));
+    if (image && !(p->container_image = strdup(image)))
+        return rf_error_set(r->err, ENOMEM, "container.image");
     return 0;
 }

@@ -6,6 +6,7 @@
  * policies (not raw layers) also catches "replace" and null resets. */
 #include "policy/resolve.h"
 #include "util/error.h"
+#include "util/path.h"
 #include "util/strv.h"
 
 #include <string.h>
@@ -61,6 +62,12 @@ static int exposes_tighter(cmp *c, const rf_policy *b, const rf_policy *a)
         for (size_t j = 0; j < b->n_exposes && !be; j++)
             if (!strcmp(b->exposes[j].target, ae->target))
                 be = &b->exposes[j];
+        /* A workspace path exposed at its own place shows nothing new: the
+         * workspace is visible already (Mitto's "$WORKSPACE/vendor"). */
+        bool in_place = !strcmp(ae->source, ae->target) && a->workspace &&
+                        rf_path_is_beneath(ae->source, a->workspace);
+        if (!be && in_place)
+            continue;
         if (!be || strcmp(be->source, ae->source))
             return refuse(c, "expose", "exposes a new path");
         if (ae->mode == RF_ACCESS_RW && be->mode == RF_ACCESS_RO)

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reading one configuration file: size-capped, regular files only, JSON or
+ * YAML, then translated from picoclaw or Mitto into ringfence's schema when
+ * the content says so (or --config-format does). */
+#include "config/config.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+RF_EXPORT int rf_config_format_parse(const char *name)
+{
+    static const char *const names[] = { "auto", "ringfence", "picoclaw", "mitto", NULL };
+    for (int i = 0; name && names[i]; i++)
+        if (!strcmp(name, names[i]))
+            return i;
+    return -1;
+}
+
+static int read_file(const char *path, bool nofollow, char **out, size_t *len, rf_error **err)
+{
+    /* A workspace file is the confined agent's: it must not be a symlink
+     * that points ringfence (maybe root) at a file the agent cannot read. */
+    _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+                                            (nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0 && errno == ELOOP && nofollow) {
+        rf_error_set(err, 0, "workspace configuration file %s is a symbolic link", path);
+        return rf_error_hint_set(err, "replace the link with a regular file");
+    }
+    if (fd < 0)
+        return rf_error_set(err, errno, "cannot read configuration file %s", path);
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return rf_error_set(err, errno, "cannot read configuration file %s", path);
+    if (!S_ISREG(st.st_mode))
+        return rf_error_set(err, 0, "configuration file %s is not a regular file", path);
+    if (st.st_size > RF_CONFIG_MAX_FILE_BYTES) {
+        rf_error_set(err, 0, "configuration file %s is larger than 1 MiB", path);
+        return rf_error_hint_set(err, "keep configuration files small; split large rule lists");
+    }
+    /* Read to EOF, not to st_size: the file may grow; the cap still holds. */
+    _cleanup_free_ char *buf = malloc(RF_CONFIG_MAX_FILE_BYTES + 2);
+    if (!buf)
+        return rf_error_set(err, ENOMEM, "reading %s", path);
+    size_t n = 0;
+    while (n <= RF_CONFIG_MAX_FILE_BYTES) {
+        ssize_t r = read(fd, buf + n, RF_CONFIG_MAX_FILE_BYTES + 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return rf_error_set(err, errno, "cannot read configuration file %s", path);
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    if (n > RF_CONFIG_MAX_FILE_BYTES)
+        return rf_error_set(err, 0, "configuration file %s is larger than 1 MiB", path);
+    buf[n] = '\0';
+    *out = steal_ptr(&buf);
+    *len = n;
+    return 0;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* JSON by extension or by a leading '{'; YAML otherwise. */
+static json_t *parse_text(const char *text, size_t len, const char *path, rf_error **err)
+{
+    bool json;
+    if (has_suffix(path, ".json"))
+        json = true;
+    else if (has_suffix(path, ".yaml") || has_suffix(path, ".yml"))
+        json = false;
+    else
+        json = text[strspn(text, " \t\r\n")] == '{';
+    if (!json)
+        return rf_yaml_parse(text, len, path, err);
+    if (strlen(text) != len) {
+        rf_error_set(err, 0, "%s: contains a NUL byte", path);
+        return NULL;
+    }
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        rf_error_set(err, 0, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+        rf_error_hint_set(err, "fix the JSON syntax at that position");
+    }
+    return root;
+}
+
+static bool has_key(const json_t *o, const char *k)
+{
+    return json_object_get(o, k) != NULL;
+}
+
+/* Keys of picoclaw's config.json that ringfence's schema does not have. */
+static bool looks_picoclaw(const json_t *root)
+{
+    static const char *const markers[] = { "isolation", "providers", "channels", "gateway",
+                                           "heartbeat", "model_list", "model", NULL };
+    for (size_t i = 0; markers[i]; i++)
+        if (has_key(root, markers[i]))
+            return true;
+    const json_t *agents = json_object_get(root, "agents");
+    if (has_key(agents, "agents"))
+        return true;
+    const json_t *def = json_object_get(agents, "defaults");
+    return has_key(def, "model") || has_key(def, "max_tokens") || has_key(def, "provider");
+}
+
+static rf_config_format detect(const json_t *root)
+{
+    if (has_key(root, "restricted_runners") || has_key(root, "restricted_runner") ||
+        has_key(root, "acp_servers") || has_key(root, "acp"))
+        return RF_CONFIG_FORMAT_MITTO;
+    if (looks_picoclaw(root))
+        return RF_CONFIG_FORMAT_PICOCLAW;
+    return RF_CONFIG_FORMAT_RINGFENCE;
+}
+
+int rf_config_load_file_flags(rf_config *cfg, const char *path, rf_config_format format,
+                              unsigned flags, rf_error **err)
+{
+    _cleanup_free_ char *text = NULL;
+    size_t len = 0;
+    if (read_file(path, flags & RF_LAYER_WORKSPACE, &text, &len, err) < 0)
+        return -1;
+    return rf_config_load_text(cfg, path, text, len, format, flags, err);
+}
+
+int rf_config_load_text(rf_config *cfg, const char *path, const char *text, size_t len,
+                        rf_config_format format, unsigned flags, rf_error **err)
+{
+    if (len > RF_CONFIG_MAX_FILE_BYTES)
+        return rf_error_set(err, 0, "configuration file %s is larger than 1 MiB", path);
+    json_t *root = parse_text(text, len, path, err);
+    if (!root)
+        return -1;
+    if (!json_is_object(root)) {
+        json_decref(root);
+        rf_error_set(err, 0, "%s: the configuration must be a mapping of settings", path);
+        return rf_error_hint_set(err, "start the file with '{' (JSON) or 'key: value' (YAML)");
+    }
+    if (format == RF_CONFIG_FORMAT_AUTO)
+        format = detect(root);
+    int r;
+    switch (format) {
+    case RF_CONFIG_FORMAT_PICOCLAW:
+        r = rf_compat_picoclaw(cfg, path, root, flags, err);
+        json_decref(root);
+        return r;
+    case RF_CONFIG_FORMAT_MITTO:
+        r = rf_compat_mitto(cfg, path, root, flags, err);
+        json_decref(root);
+        return r;
+    default:
+        if (rf_config_add_layer(cfg, path, root, flags, err) < 0) {
+            if (err && *err && strstr(rf_error_message(*err), "unknown setting") &&
+                rf_error_hint(*err))
+                rf_error_hint_set(err, "%s (if this is a picoclaw or Mitto file, pass "
+                                       "--config-format picoclaw|mitto)", rf_error_hint(*err));
+            return -1;
+        }
+        return 0;
+    }
+}
+
+RF_EXPORT int rf_config_load_file_as(rf_config *cfg, const char *path, rf_config_format format,
+                                     rf_error **err)
+{
+    if (!cfg || !path)
+        return rf_error_set(err, EINVAL, "rf_config_load_file: no config or no path");
+    return rf_config_load_file_flags(cfg, path, format, 0, err);
+}
+
+RF_EXPORT int rf_config_load_file(rf_config *cfg, const char *path, rf_error **err)
+{
+    return rf_config_load_file_as(cfg, path, RF_CONFIG_FORMAT_AUTO, err);
+}
