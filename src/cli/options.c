@@ -16,7 +16,7 @@ enum opt_id {
     OPT_CONFIG, OPT_NO_CONFIG, OPT_AGENT, OPT_CONFIG_FORMAT, OPT_RUNNER, OPT_TRUST_WS,
     OPT_LOG_LEVEL, OPT_MAP_ROOT, OPT_BACKEND,
     OPT_MEMORY, OPT_PIDS, OPT_CPU, OPT_KILL_GRACE, OPT_STATUS_JSON, OPT_STATUS_FD,
-    OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER, OPT_EXPLAIN,
+    OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER, OPT_EXPLAIN, OPT_MAX_OUTPUT, OPT_MAX_CALLS,
 };
 
 static const struct rf_option {
@@ -63,6 +63,9 @@ static const struct rf_option {
     { "log-level", required_argument, OPT_LOG_LEVEL, "LEVEL",
       "warning (default) or debug: debug prints the plan on stderr before starting" },
     { "explain", no_argument, OPT_EXPLAIN, NULL, "show, for each setting, the layer it came from", "config" },
+    { "max-output", required_argument, OPT_MAX_OUTPUT, "BYTES",
+      "keep at most BYTES of stdout and of stderr of each exec (default 65536); the rest is counted", "mcp" },
+    { "max-calls", required_argument, OPT_MAX_CALLS, "N", "tool calls running at once (default 8)", "mcp" },
     { "help", no_argument, OPT_HELP, NULL, "show this help" },
 };
 
@@ -281,6 +284,22 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
         o->log_level = arg;
         return 0;
     case OPT_EXPLAIN: o->explain = true; return 0;
+    case OPT_MAX_OUTPUT:
+    case OPT_MAX_CALLS: {
+        double v;
+        bool out = id == OPT_MAX_OUTPUT;
+        double max = out ? 64.0 * 1024 * 1024 : 256;
+        if (parse_number(sub, out ? "max-output" : "max-calls", arg, 1, &v) < 0)
+            return -1;
+        if (v != (double)(long long)v || v > max)
+            return usage(sub, "--%s %s: expected a whole number from 1 to %.0f", out ? "max-output" : "max-calls",
+                         arg, max);
+        if (out)
+            o->max_output = (size_t)v;
+        else
+            o->max_calls = (unsigned)v;
+        return 0;
+    }
     case OPT_HELP: o->help = true; return 0;
     }
     return usage(sub, "unknown option");

@@ -20,6 +20,8 @@ typedef struct rf_cli_opts {
     const char *status_json_file;
     int status_fd;
     bool explain;          /* config --explain */
+    size_t max_output;     /* mcp --max-output (0: the library's default) */
+    unsigned max_calls;    /* mcp --max-calls (0: the library's default) */
     bool help;
 } rf_cli_opts;
 

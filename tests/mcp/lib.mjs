@@ -3,6 +3,7 @@
 // directories, an SDK client over stdio, and a raw line-level session for
 // what the SDK would never send.
 import { spawn } from 'node:child_process';
+import { after } from 'node:test';
 import { mkdtempSync, rmSync, chmodSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,9 +40,14 @@ export async function connect(command, args) {
   return { client, transport, stderr: () => stderr };
 }
 
-// A raw session: write lines, read replies one line at a time.
+// A raw session: write lines, read replies one line at a time. Sessions a
+// failed test left open are killed when the test file ends.
+const sessions = new Set();
+after(() => sessions.forEach((c) => c.kill('SIGKILL')));
 export function rawSession(args) {
   const child = spawn(RINGFENCE, ['mcp', ...args], { env: serverEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  sessions.add(child);
+  child.on('exit', () => sessions.delete(child));
   let buf = '';
   const lines = [];
   const waiters = [];

@@ -63,10 +63,16 @@ test('exec: stdout, exit code and the status record in structuredContent', async
 });
 
 test('exec: runs in the workspace, and the sandbox hides what is around it', async () => {
-  const r = await call('exec', { command: 'pwd; cd .. && ls -a' });
+  // The guard would refuse `cd ..` as a command; a script gets past it,
+  // and then the sandbox is what keeps the neighbours out of sight.
+  writeFileSync(join(ws, 'peek.sh'), `pwd; cd ..; ls -a; cat ${join(outside, 'secret.txt')}\n`);
+  const r = await call('exec', { command: 'sh peek.sh' });
   const [pwd, ...around] = r.structuredContent.stdout.trim().split('\n');
   assert.equal(pwd, ws);
+  assert.ok(around.length > 0 && around.includes(ws.split('/').pop()), r.structuredContent.stdout);
   assert.ok(!around.some((n) => n.startsWith('rf-mcp-outside')), 'siblings of the workspace are invisible');
+  assert.ok(!r.structuredContent.stdout.includes(SECRET));
+  assert.match(r.structuredContent.stderr, /No such file/);
   const w = await call('exec', { command: 'echo made-by-exec > made.txt' });
   assert.equal(w.structuredContent.exit_code, 0);
   assert.equal(readFileSync(join(ws, 'made.txt'), 'utf8'), 'made-by-exec\n');

@@ -134,7 +134,10 @@ static json_t *guard_command(rf_mcp_server *s, const char *command)
     } else if (v.result != RF_GUARD_ALLOWED) {
         rf_mcp_log(s, RF_MCP_LOG_INFO, "exec blocked: %s%s%s", v.message, v.detail ? ": " : "",
                    v.detail ? v.detail : "");
-        res = v.detail ? rf_mcp_tool_textf(true, "%s\n%s", v.message, v.detail) : rf_mcp_tool_text(v.message, true);
+        /* The seed 001 message first (agents match on it), then what tripped it. */
+        res = v.detail ? rf_mcp_tool_textf(true, "%s\n%s: %s", v.message,
+                                           v.result == RF_GUARD_BLOCKED_PATH ? "path" : "matched", v.detail)
+                       : rf_mcp_tool_text(v.message, true);
     }
     rf_guard_verdict_clear(&v);
     rf_error_free(err);

@@ -74,7 +74,7 @@ void rf_mcp_msg_parse(const char *buf, size_t len, rf_mcp_msg *m)
     json_error_t jerr;
     /* Duplicate keys are refused: two "id"s or two "method"s would make the
      * message mean different things to different readers. */
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root) {
         memset(m, 0, sizeof *m);
         return invalid(m, RF_JSONRPC_PARSE_ERROR, "parse error at column %d: %s", jerr.column, jerr.text);
