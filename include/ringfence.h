@@ -285,7 +285,7 @@ RF_EXPORT int rf_fs_edit(rf_fs *fs, const char *path, const char *old_text, cons
  * directories with a trailing '/', symlinks never followed. Recursive
  * entries are paths relative to `path`, each directory followed by its
  * contents. max_entries 0 = RF_FS_DEFAULT_MAX_LIST (capped at RF_FS_MAX_LIST).
- * *out_entries is a NULL-terminated malloc'd vector of malloc'd strings.
+ * *out_entries is a NULL-terminated vector; free it with rf_fs_entries_free().
  * Returns 0, or 1 when the listing stopped at max_entries (truncated). */
 RF_EXPORT int rf_fs_list(rf_fs *fs, const char *path, bool recursive, size_t max_entries,
                          char ***out_entries, rf_error **err);

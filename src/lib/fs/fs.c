@@ -25,6 +25,7 @@ static const char *const default_protected[] = {
 #define MATCH_LIMIT 100000
 #define DEPTH_LIMIT 10000
 
+__attribute__((format(printf, 4, 0)))
 static int fs_verror(rf_error **err, int errnum, bool denied, const char *fmt, va_list ap)
 {
     char *msg = NULL;

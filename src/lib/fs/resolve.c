@@ -167,12 +167,14 @@ static int deny_path(bool lex_inside, const char *path, rf_error **err)
 }
 
 /* On failure errno is the cause (ENOENT lets callers create parents). */
-static int open_object_impl(rf_fs *fs, const char *path, rf_fs_access acc, rf_fs_obj *o, rf_error **err)
+static int open_object_impl(rf_fs *fs, const char *path, rf_fs_access acc, const char *user_path,
+                            bool via_symlink, rf_fs_obj *o, rf_error **err)
 {
     where w;
     if (where_of(fs, path, &w, err) < 0)
         return -1;
-    o->lex_inside = w.inside;
+    /* Reached through a symlink the caller followed: if it leads out, say so. */
+    o->lex_inside = w.inside || via_symlink;
     int e = 0;
     if (fs->restrict_ws && w.inside) {
         o->fd = (int)rf_fs_openat2(fs->ws_fd, w.rel, O_PATH | O_CLOEXEC, CONFINED);
@@ -185,7 +187,7 @@ static int open_object_impl(rf_fs *fs, const char *path, rf_fs_access acc, rf_fs
             goto fail;
     } else if (!host_allowed(fs, acc)) {
         e = EACCES;
-        deny_path(false, path, err);
+        deny_path(o->lex_inside, user_path, err);
         goto out;
     }
     if (o->fd < 0) {
@@ -195,7 +197,7 @@ static int open_object_impl(rf_fs *fs, const char *path, rf_fs_access acc, rf_fs
         /* Say nothing about what exists out there unless it may be used. */
         if (o->fd < 0 && e != ELOOP && !lexically_admitted(fs, &w, acc)) {
             e = EACCES;
-            deny_path(w.inside, path, err);
+            deny_path(o->lex_inside, user_path, err);
             goto out;
         }
         if (o->fd < 0)
@@ -203,13 +205,13 @@ static int open_object_impl(rf_fs *fs, const char *path, rf_fs_access acc, rf_fs
     }
     if (fstat(o->fd, &o->st) < 0 || rf_fs_canonical(o->fd, w.abs, &o->canon, err) < 0) {
         e = errno ? errno : EIO;
-        rf_fs_fail(err, e, "cannot resolve %s", path);
+        rf_fs_fail(err, e, "cannot resolve %s", user_path);
         goto out;
     }
     where_clear(&w);
     return 0;
 fail:
-    rf_fs_fail_open(err, e, path);
+    rf_fs_fail_open(err, e, user_path);
 out:
     where_clear(&w);
     rf_fs_obj_clear(o);
@@ -220,7 +222,15 @@ out:
 int rf_fs_open_object(rf_fs *fs, const char *path, rf_fs_access acc, rf_fs_obj *o, rf_error **err)
 {
     *o = (rf_fs_obj){ .fd = -1 };
-    return open_object_impl(fs, path, acc, o, err);
+    return open_object_impl(fs, path, acc, path, false, o, err);
+}
+
+/* The same for a step of a larger path: errors name user_path. */
+static int open_step(rf_fs *fs, const char *path, const char *user_path, bool via_symlink, rf_fs_obj *o,
+                     rf_error **err)
+{
+    *o = (rf_fs_obj){ .fd = -1 };
+    return open_object_impl(fs, path, RF_FS_WRITE, user_path, via_symlink, o, err);
 }
 
 int rf_fs_gate(const rf_fs *fs, bool beneath, bool lex_inside, const char *canon, rf_fs_access acc,
@@ -246,8 +256,10 @@ int rf_fs_reopen(const rf_fs *fs, const rf_fs_obj *o, int flags, const char *use
         fd = (int)rf_fs_openat2(fs->ws_fd, rel, flags, CONFINED | RESOLVE_NO_SYMLINKS);
     else
         fd = (int)rf_fs_openat2(AT_FDCWD, o->canon, flags, RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS);
+    if (fd < 0 && (errno == ELOOP || errno == EXDEV || errno == ENOENT))
+        return rf_fs_fail(err, 0, "%s changed while being opened; retry", user_path);
     if (fd < 0)
-        return rf_fs_fail_open(err, errno == ELOOP || errno == EXDEV ? EAGAIN : errno, user_path);
+        return rf_fs_fail_open(err, errno, user_path);
     struct stat st;
     if (fstat(fd, &st) < 0)
         return rf_fs_fail(err, errno, "cannot stat %s", user_path);
@@ -296,7 +308,7 @@ static int parent_step(rf_fs *fs, const char *prefix, const char *comp, rf_fs_ob
 {
     rf_fs_obj cur;
     rf_error *e = NULL;
-    if (rf_fs_open_object(fs, prefix, RF_FS_WRITE, &cur, &e) < 0) {
+    if (open_step(fs, prefix, user_path, false, &cur, &e) < 0) {
         if (errno != ENOENT || !strcmp(comp, ".") || !strcmp(comp, "..")) {
             if (err && !*err)
                 *err = e;
@@ -309,7 +321,7 @@ static int parent_step(rf_fs *fs, const char *prefix, const char *comp, rf_fs_ob
             return rf_fs_fail(err, 0, "%s: more than %d missing parent directories", user_path,
                               RF_FS_MAX_NEW_DIRS);
         if (make_one(fs, prev, comp, user_path, err) < 0 ||
-            rf_fs_open_object(fs, prefix, RF_FS_WRITE, &cur, err) < 0)
+            open_step(fs, prefix, user_path, false, &cur, err) < 0)
             return -1;
     }
     rf_fs_obj_clear(prev);
@@ -329,7 +341,7 @@ static int make_parents(rf_fs *fs, const char *dir, const char *user_path, rf_er
     if (!walk)
         return rf_fs_fail(err, ENOMEM, "path");
     rf_fs_obj prev;
-    if (rf_fs_open_object(fs, walk[0] == '/' ? "/" : ".", RF_FS_WRITE, &prev, err) < 0)
+    if (open_step(fs, walk[0] == '/' ? "/" : ".", user_path, false, &prev, err) < 0)
         return -1;
     int created = 0, rc = 0;
     char *p = walk;
@@ -372,17 +384,17 @@ static int split_target(const char *path, char **dir, char **base, rf_error **er
     return 0;
 }
 
-static int open_parent(rf_fs *fs, const char *dir, bool create, const char *user_path, rf_fs_obj *d,
-                       rf_error **err)
+static int open_parent(rf_fs *fs, const char *dir, bool followed, bool create, const char *user_path,
+                       rf_fs_obj *d, rf_error **err)
 {
     rf_error *e = NULL;
-    if (rf_fs_open_object(fs, dir, RF_FS_WRITE, d, &e) == 0)
+    if (open_step(fs, dir, user_path, followed, d, &e) == 0)
         return 0;
-    if (errno == ENOENT && create) {
+    if (errno == ENOENT && create && !followed) {
         rf_error_free(e);
         if (make_parents(fs, dir, user_path, err) < 0)
             return -1;
-        return rf_fs_open_object(fs, dir, RF_FS_WRITE, d, err);
+        return open_step(fs, dir, user_path, false, d, err);
     }
     if (err && !*err)
         *err = e;
@@ -400,11 +412,15 @@ static int target_step(rf_fs *fs, const char *cur, const char *user_path, bool c
     if (split_target(cur, &dir, &t->base, err) < 0)
         return -1;
     rf_fs_obj d;
-    if (open_parent(fs, dir, create && !followed, user_path, &d, err) < 0)
+    if (open_parent(fs, dir, followed, create, user_path, &d, err) < 0)
         return -1;
     bool beneath = d.beneath, lex_inside = d.lex_inside || followed;
     int rc = -1;
-    if (!S_ISDIR(d.st.st_mode))
+    /* A directory outside with no allow_write_paths at all: refuse now,
+     * before looking into it (no probing of what lies out there). */
+    if (fs->restrict_ws && !beneath && !rf_path_is_beneath(d.canon, fs->ws) && fs->n_write_re == 0)
+        deny_path(lex_inside, user_path, err);
+    else if (!S_ISDIR(d.st.st_mode))
         rf_fs_fail(err, 0, "not a directory: %s (a component of the path is a file)", user_path);
     else if ((t->dirfd = rf_fs_reopen(fs, &d, O_RDONLY | O_DIRECTORY, user_path, err)) >= 0)
         rc = 0;

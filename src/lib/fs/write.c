@@ -140,6 +140,10 @@ static int replace_once(rf_fs *fs, const rf_fs_target *t, bool anon, const char 
 int rf_fs_replace(rf_fs *fs, const rf_fs_target *t, const char *data, size_t len, const struct stat *expect,
                   const char *user_path, rf_error **err)
 {
+    /* Renaming over a file ignores its own permissions; honour them, as an
+     * in-place write would (root passes, as it would). */
+    if (t->exists && faccessat(t->dirfd, t->base, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0)
+        return rf_fs_fail(err, errno, "cannot write %s", user_path);
     int rc = 1;
     if (!fs->no_tmpfile)
         rc = replace_once(fs, t, true, data, len, expect, user_path, err);
