@@ -34,21 +34,32 @@ static bool in_list(const char *s, const char *const *list)
     return false;
 }
 
-static int set_word(char **cw, size_t i, const char *s)
+int rf_guard_words_push(rf_gwords *w, const char *s)
 {
-    char *c = strdup(s);
-    if (!c)
+    if (w->n + 2 > w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 16;
+        char **v = reallocarray(w->v, cap, sizeof(*v));
+        if (!v)
+            return -1;
+        w->v = v;
+        w->cap = cap;
+    }
+    if (!(w->v[w->n] = strdup(s)))
         return -1;
-    free(cw[i]);
-    cw[i] = c;
+    w->v[++w->n] = NULL;
     return 0;
 }
 
-static void remove_word(char **cw, size_t i)
+void rf_guard_words_free(rf_gwords *w)
 {
-    free(cw[i]);
-    memmove(&cw[i], &cw[i + 1], (rf_strv_len(cw) - i) * sizeof(*cw)); /* moves the NULL too */
+    for (size_t i = 0; i < w->n; i++)
+        free(w->v[i]);
+    free(w->v);
+    *w = (rf_gwords){ 0 };
 }
+
+/* Each transform reads `in` once and writes the result to `out`. */
+typedef int (*transform)(const rf_gwords *in, rf_gwords *out);
 
 static bool is_kill_signal(const char *s)
 {
@@ -56,115 +67,139 @@ static bool is_kill_signal(const char *s)
 }
 
 /* kill -s KILL, -n 9, --signal=KILL, -KILL, -SIGKILL → kill -9 */
-static int kill_signals(char **cw)
+static int kill_signals(const rf_gwords *in, rf_gwords *out)
 {
-    for (size_t i = 1; cw[i]; i++) {
-        const char *t = cw[i];
-        bool sep = !strcmp(t, "-s") || !strcmp(t, "-n") || !strcmp(t, "--signal");
-        if (sep && cw[i + 1] && is_kill_signal(cw[i + 1])) {
-            remove_word(cw, i + 1);
-        } else if (!((!strncmp(t, "--signal=", 9) && is_kill_signal(t + 9)) ||
-                     (!strncmp(t, "-s", 2) && t[2] && is_kill_signal(t + 2)) ||
-                     (t[0] == '-' && is_kill_signal(t + 1)))) {
-            continue;
-        }
-        if (set_word(cw, i, "-9") < 0)
+    for (size_t i = 0; i < in->n; i++) {
+        const char *t = in->v[i];
+        bool sep = i > 0 && (!strcmp(t, "-s") || !strcmp(t, "-n") || !strcmp(t, "--signal"));
+        if (sep && i + 1 < in->n && is_kill_signal(in->v[i + 1]))
+            t = "-9", i++;
+        else if (i > 0 && ((!strncmp(t, "--signal=", 9) && is_kill_signal(t + 9)) ||
+                           (!strncmp(t, "-s", 2) && t[2] && is_kill_signal(t + 2)) ||
+                           (t[0] == '-' && is_kill_signal(t + 1))))
+            t = "-9";
+        if (rf_guard_words_push(out, t) < 0)
             return -1;
     }
     return 0;
 }
 
 /* Options before the subcommand (git -C dir push → git push). */
-static void drop_global_options(char **cw, const char *const *with_value)
+static int drop_global_options(const rf_gwords *in, rf_gwords *out, const char *const *with_value)
 {
-    while (cw[1] && cw[1][0] == '-' && strcmp(cw[1], "--")) {
-        bool value = in_list(cw[1], with_value);
-        remove_word(cw, 1);
-        if (value && cw[1])
-            remove_word(cw, 1);
-    }
+    size_t i = 1;
+    while (i < in->n && in->v[i][0] == '-' && strcmp(in->v[i], "--"))
+        i += in_list(in->v[i], with_value) ? 2 : 1;
+    if (rf_guard_words_push(out, in->v[0]) < 0)
+        return -1;
+    for (; i < in->n; i++)
+        if (rf_guard_words_push(out, in->v[i]) < 0)
+            return -1;
+    return 0;
 }
 
-static int npm_words(char **cw)
+static int git_globals(const rf_gwords *in, rf_gwords *out)
+{
+    static const char *const values[] = { "-C", "-c", "--git-dir", "--work-tree", "--namespace",
+                                          "--super-prefix", "--config-env", NULL };
+    return drop_global_options(in, out, values);
+}
+
+/* docker [global options] [container] run|exec → docker run|exec */
+static int docker_globals(const rf_gwords *in, rf_gwords *out)
+{
+    static const char *const values[] = { "-H", "--host", "-c", "--context", "--config", "-l",
+                                          "--log-level", "--tlscacert", "--tlscert", "--tlskey", NULL };
+    rf_gwords tmp = { 0 };
+    int r = drop_global_options(in, &tmp, values);
+    for (size_t i = 0; r == 0 && i < tmp.n; i++)
+        if (!(i == 1 && !strcmp(tmp.v[i], "container")))
+            r = rf_guard_words_push(out, tmp.v[i]);
+    rf_guard_words_free(&tmp);
+    return r;
+}
+
+static int npm_words(const rf_gwords *in, rf_gwords *out)
 {
     static const char *const install[] = { "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta",
                                            "isntal", "isntall", "add", NULL };
     bool sub_seen = false;
-    for (size_t i = 1; cw[i]; i++) {
-        if (!strcmp(cw[i], "--global") || !strcmp(cw[i], "--location=global")) {
-            if (set_word(cw, i, "-g") < 0)
-                return -1;
-        } else if (cw[i][0] != '-' && !sub_seen) {
+    for (size_t i = 0; i < in->n; i++) {
+        const char *t = in->v[i];
+        if (i > 0 && (!strcmp(t, "--global") || !strcmp(t, "--location=global"))) {
+            t = "-g";
+        } else if (i > 0 && t[0] != '-' && !sub_seen) {
             sub_seen = true;
-            if (in_list(cw[i], install) && set_word(cw, i, "install") < 0)
-                return -1;
+            t = in_list(t, install) ? "install" : t;
         }
-    }
-    return 0;
-}
-
-/* -rfv → -r -f -v (letters only, so -9 and -j4 stay whole). */
-static int split_bundles(char ***cw)
-{
-    for (size_t i = 1; (*cw)[i] && strcmp((*cw)[i], "--"); i++) {
-        const char *t = (*cw)[i];
-        size_t n = strlen(t);
-        if (t[0] != '-' || n < 3 || strspn(t + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != n - 1)
-            continue;
-        char **out = NULL;
-        for (size_t k = 0; k < i; k++)
-            if (rf_strv_push(&out, (*cw)[k]) < 0)
-                goto oom;
-        for (size_t k = 1; k < n; k++)
-            if (rf_strv_push(&out, (char[]){ '-', t[k], '\0' }) < 0)
-                goto oom;
-        for (size_t k = i + 1; (*cw)[k]; k++)
-            if (rf_strv_push(&out, (*cw)[k]) < 0)
-                goto oom;
-        rf_strv_free(*cw);
-        *cw = out;
-        i += n - 2;
-        continue;
-    oom:
-        rf_strv_free(out);
-        return -1;
-    }
-    return 0;
-}
-
-static int rm_flags(char **cw)
-{
-    for (size_t i = 1; cw[i] && strcmp(cw[i], "--"); i++) {
-        const char *t = cw[i];
-        const char *to = !strcmp(t, "-R") || !strcmp(t, "--recursive") ? "-r" : !strcmp(t, "--force") ? "-f" : NULL;
-        if (to && set_word(cw, i, to) < 0)
+        if (rf_guard_words_push(out, t) < 0)
             return -1;
     }
     return 0;
 }
 
-int rf_guard_canonicalise(char ***cw, const char *name)
+/* -rfv → -r -f -v (letters only, so -9 and -j4 stay whole). */
+static int split_bundles(const rf_gwords *in, rf_gwords *out)
 {
-    static const char *const git_values[] = { "-C", "-c", "--git-dir", "--work-tree", "--namespace",
-                                              "--super-prefix", "--config-env", NULL };
-    static const char *const docker_values[] = { "-H", "--host", "-c", "--context", "--config", "-l",
-                                                 "--log-level", "--tlscacert", "--tlscert", "--tlskey", NULL };
-    if (set_word(*cw, 0, name) < 0)
-        return -1;
-    if (!strcmp(name, "kill") && kill_signals(*cw) < 0)
-        return -1;
-    if (!strcmp(name, "git"))
-        drop_global_options(*cw, git_values);
-    if (!strcmp(name, "docker")) {
-        drop_global_options(*cw, docker_values);
-        if ((*cw)[1] && !strcmp((*cw)[1], "container"))
-            remove_word(*cw, 1);
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    bool end_opts = false;
+    for (size_t i = 0; i < in->n; i++) {
+        const char *t = in->v[i];
+        size_t n = strlen(t);
+        end_opts = end_opts || !strcmp(t, "--");
+        if (i == 0 || end_opts || t[0] != '-' || n < 3 || strspn(t + 1, letters) != n - 1) {
+            if (rf_guard_words_push(out, t) < 0)
+                return -1;
+            continue;
+        }
+        for (size_t k = 1; k < n; k++)
+            if (rf_guard_words_push(out, (char[]){ '-', t[k], '\0' }) < 0)
+                return -1;
     }
-    if (!strcmp(name, "npm") && npm_words(*cw) < 0)
+    return 0;
+}
+
+static int rm_flags(const rf_gwords *in, rf_gwords *out)
+{
+    bool end_opts = false;
+    for (size_t i = 0; i < in->n; i++) {
+        const char *t = in->v[i];
+        end_opts = end_opts || !strcmp(t, "--");
+        if (i > 0 && !end_opts)
+            t = !strcmp(t, "-R") || !strcmp(t, "--recursive") ? "-r" : !strcmp(t, "--force") ? "-f" : t;
+        if (rf_guard_words_push(out, t) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int apply(rf_gwords *w, transform f)
+{
+    rf_gwords out = { 0 };
+    if (f(w, &out) < 0) {
+        rf_guard_words_free(&out);
         return -1;
-    if (split_bundles(cw) < 0)
+    }
+    rf_guard_words_free(w);
+    *w = out;
+    return 0;
+}
+
+int rf_guard_canonicalise(rf_gwords *w, const char *name)
+{
+    if (w->n == 0)
+        return 0;
+    char *c = strdup(name);
+    if (!c)
         return -1;
-    if (!strcmp(name, "rm") && rm_flags(*cw) < 0)
+    free(w->v[0]);
+    w->v[0] = c;
+    /* Whole-word spellings first (-KILL), then bundles, then single flags. */
+    if ((!strcmp(name, "kill") && apply(w, kill_signals) < 0) ||
+        (!strcmp(name, "git") && apply(w, git_globals) < 0) ||
+        (!strcmp(name, "docker") && apply(w, docker_globals) < 0) ||
+        (!strcmp(name, "npm") && apply(w, npm_words) < 0) || apply(w, split_bundles) < 0 ||
+        (!strcmp(name, "rm") && apply(w, rm_flags) < 0))
         return -1;
     return 0;
 }
@@ -193,10 +228,11 @@ static int push_joined(char ***out, const char *const *parts, size_t n)
 }
 
 /* cmd NONOPTS; and per option o: cmd o NONOPTS, cmd NONOPT1 o NONOPTS... */
-int rf_guard_variants(char *const *cw, char ***out)
+int rf_guard_variants(const rf_gwords *w, char ***out)
 {
+    char *const *cw = w->v;
     *out = NULL;
-    size_t n = rf_strv_len(cw), n_opts = 0, n_non = 0;
+    size_t n = w->n, n_opts = 0, n_non = 0;
     if (n < 2)
         return 0;
     const char **opts = calloc(n, sizeof(*opts)), **non = calloc(n + 2, sizeof(*non));

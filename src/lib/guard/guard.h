@@ -33,10 +33,12 @@
 #define RF_GUARD_MAX_LISTS 1024u
 #define RF_GUARD_MAX_SEGMENTS 4096u
 #define RF_GUARD_MAX_WORDS 16384u
+#define RF_GUARD_MAX_HEREDOCS 64u           /* pending on one line */
 #define RF_GUARD_MAX_VARS 256u               /* in-command assignments */
 #define RF_GUARD_MAX_VALUE (16u * 1024u)     /* bytes of one assigned value */
 #define RF_GUARD_MAX_EXPANSION (1024u * 1024u) /* bytes added by expansion */
 #define RF_GUARD_MAX_OPT_VARIANTS 8u         /* per-option variants per segment */
+#define RF_GUARD_MAX_MATCHES 4000000u       /* pattern matches per check */
 #define RF_GUARD_MATCH_LIMIT 1000000u
 #define RF_GUARD_DEPTH_LIMIT 10000u
 #define RF_GUARD_HEAP_LIMIT_KIB 20000u
@@ -57,6 +59,8 @@ void rf_guard_buf_free(rf_gbuf *b);
 /* ── parse.c / word.c: the command's structure ── */
 /* In a word's path text: an expansion whose value the guard cannot know. */
 #define RF_GUARD_UNKNOWN '\x01'
+/* In a word's path text: $HOME (home is outside the workspace). */
+#define RF_GUARD_HOME '\x02'
 
 typedef enum {
     RF_GOP_END, RF_GOP_PIPE, RF_GOP_AND, RF_GOP_OR, RF_GOP_SEQ, RF_GOP_BG,
@@ -149,6 +153,7 @@ bool rf_guard_is_name_char(char c);
 typedef struct rf_gview {
     char *raw;           /* the segment's source text */
     char *full;          /* every word, normalised, single-spaced */
+    char *programs;      /* full with each program named canonically */
     char *core;          /* assignments, keywords and wrappers dropped */
     char *canon;         /* core with aliases applied and flags split */
     char **variants;     /* canon with options regrouped (NULL-terminated) */
@@ -167,11 +172,17 @@ const char *rf_guard_basename(const char *word);
 bool rf_guard_is_assignment(const char *word);
 bool rf_guard_is_shell(const char *name);
 
-/* ── canon.c: the canonical words of one command (cw[0] is its name) ── */
+/* ── canon.c: the canonical words of one command (v[0] is its name) ── */
+typedef struct rf_gwords {
+    char **v; /* NULL-terminated */
+    size_t n, cap;
+} rf_gwords;
+int rf_guard_words_push(rf_gwords *w, const char *s);
+void rf_guard_words_free(rf_gwords *w);
 const char *rf_guard_alias(const char *name);   /* bash → sh, apt-get → apt, ... */
-int rf_guard_canonicalise(char ***cw, const char *name);
-/* The regrouped-option variants of cw (NULL-terminated, malloc'd). */
-int rf_guard_variants(char *const *cw, char ***out);
+int rf_guard_canonicalise(rf_gwords *w, const char *name);
+/* The regrouped-option variants of w (NULL-terminated, malloc'd). */
+int rf_guard_variants(const rf_gwords *w, char ***out);
 
 /* ── patterns.c ── */
 typedef struct rf_gpattern {
@@ -219,6 +230,7 @@ typedef struct rf_gcheck {
     rf_gparse parse;
     rf_gview **views;     /* views[list][seg] */
     pcre2_match_data *md;
+    size_t matches;       /* pattern matches run, against RF_GUARD_MAX_MATCHES */
     /* the verdict found, if any */
     rf_guard_result result;
     const char *pattern;  /* borrowed from the guard */

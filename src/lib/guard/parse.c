@@ -140,6 +140,24 @@ static void record_assignment(rf_gparse *p, const char *w)
     free(joined);
 }
 
+static char *join_args(const rf_gseg *s, size_t from);
+
+/* for NAME in W1 W2 ...: NAME stands for all the words at once, so a
+ * pattern still meets whichever one the loop body runs. */
+static void record_for(rf_gparse *p, const rf_gseg *s, size_t i)
+{
+    if (i + 2 >= s->n_words || strcmp(s->words[i + 2].text, "in") ||
+        !rf_guard_is_name_start(s->words[i + 1].text[0]))
+        return;
+    char *values = join_args(s, i + 3);
+    if (!values) {
+        p->oom = true;
+        return;
+    }
+    rf_guard_var_set(p, s->words[i + 1].text, strlen(s->words[i + 1].text), values);
+    free(values);
+}
+
 static void record_assignments(rf_gparse *p, const rf_gseg *s)
 {
     static const char *const declare[] = { "export", "declare", "typeset", "local", "readonly", NULL };
@@ -151,6 +169,10 @@ static void record_assignments(rf_gparse *p, const rf_gseg *s)
         if (rf_guard_is_assignment(w->text)) {
             record_assignment(p, w->text);
             continue;
+        }
+        if (!after_declare && (!strcmp(w->text, "for") || !strcmp(w->text, "select"))) {
+            record_for(p, s, i);
+            break;
         }
         if (after_declare && w->text[0] == '-')
             continue;
@@ -234,8 +256,13 @@ static int find_scripts(rf_gparse *p, int li, size_t si)
             script = script_after(s, i, false);
         else if (!strcmp(name, "env"))
             script = script_after(s, i, true);
-        if (i == core && (!strcmp(name, "eval") || !strcmp(name, "watch"))) {
-            char *joined = join_args(s, i + 1);
+        bool watch = !strcmp(name, "watch");
+        if ((i == core && !strcmp(name, "eval")) || watch) {
+            /* watch runs its operands with sh -c, joined by blanks */
+            size_t from = i + 1;
+            while (watch && from < n && s->words[from].text[0] == '-')
+                from += !strcmp(s->words[from].text, "-n") || !strcmp(s->words[from].text, "--interval") ? 2 : 1;
+            char *joined = join_args(s, from);
             int r = joined ? parse_script(p, li, si, joined) : (p->oom = true, -1);
             free(joined);
             if (r < 0)
@@ -280,6 +307,10 @@ static const char *const redirect_ops[] = {
 
 static void add_heredoc(rf_gparse *p, int li, size_t si, const char *delim, bool strip)
 {
+    if (p->n_heredocs >= RF_GUARD_MAX_HEREDOCS) {
+        p->limit = "more than 64 here-documents on one line";
+        return;
+    }
     rf_gheredoc *h = reallocarray(p->heredocs, p->n_heredocs + 1, sizeof(*h));
     char *d = strdup(delim);
     if (!h || !d) {

@@ -17,7 +17,6 @@
 #include "guard/guard.h"
 #include "util/error.h"
 #include "util/path.h"
-#include "util/strv.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -36,8 +35,11 @@ typedef struct cwdset {
 
 typedef struct walk {
     rf_gcheck *c;
-    char **pool; /* owns the directory strings */
+    rf_gwords pool;    /* owns the directory strings */
+    size_t pool_bytes; /* bounded: past the limit, cd makes the cwd unknown */
 } walk;
+
+#define MAX_POOL_BYTES (4u * 1024u * 1024u)
 
 static const char *const safe_paths[] = {
     "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr", NULL,
@@ -71,8 +73,7 @@ static int block(walk *w, const char *path)
     if (!d)
         return -1;
     for (char *p = d; *p; p++)
-        if (*p == RF_GUARD_UNKNOWN)
-            *p = '?';
+        *p = *p == RF_GUARD_UNKNOWN ? '?' : *p == RF_GUARD_HOME ? '~' : *p;
     w->c->result = RF_GUARD_BLOCKED_PATH;
     w->c->detail = d;
     return 1;
@@ -105,10 +106,13 @@ typedef struct cand {
     bool whole_word;    /* the candidate is the word */
 } cand;
 
+/* ~ and ~user expand only unquoted at the start of a word; ~/ inside a
+ * string is still taken for home (expanduser("~/.ssh") in a script). */
 static int check_tilde(walk *w, const char *f, const cand *k)
 {
-    bool user = k->at_word_start && k->word->tilde && (isalnum((unsigned char)f[1]) || f[1] == '_');
-    if (f[1] == '/' || user || (f[1] == '\0' && (k->whole_word || k->at_word_start)))
+    bool expands = k->at_word_start && k->word->tilde;
+    if (f[0] == RF_GUARD_HOME || f[1] == '/' || (expands && (f[1] == '\0' || isalnum((unsigned char)f[1]) ||
+                                                            f[1] == '_')))
         return block(w, f);
     return 0;
 }
@@ -132,7 +136,7 @@ static int check_relative(walk *w, const char *f, const cwdset *in)
 /* One path candidate f (NUL-terminated). */
 static int check_candidate(walk *w, const char *f, const cand *k, const cwdset *in)
 {
-    if (f[0] == '~')
+    if (f[0] == '~' || f[0] == RF_GUARD_HOME)
         return check_tilde(w, f, k);
     /* A lone / or .. inside other text ("a / b") is not a path. */
     if ((!strcmp(f, "/") || !strcmp(f, "..")) && !k->whole_word)
@@ -349,11 +353,15 @@ static int cd_apply(walk *w, const rf_gseg *s, size_t core, const cwdset *in, cw
         return 0;
     }
     out->unknown = in->unknown;
-    for (size_t i = 0; i < in->n; i++) {
+    for (size_t i = 0; i < in->n && !out->unknown; i++) {
         char *d = rf_path_join(in->dirs[i], target);
-        if (!d || rf_strv_push_take(&w->pool, d) < 0)
+        int r = d ? rf_guard_words_push(&w->pool, d) : -1;
+        w->pool_bytes += d ? strlen(d) : 0;
+        free(d);
+        if (r < 0)
             return -1;
-        set_add(out, w->pool[rf_strv_len(w->pool) - 1]);
+        set_add(out, w->pool.v[w->pool.n - 1]);
+        out->unknown = out->unknown || w->pool_bytes > MAX_POOL_BYTES;
     }
     return 0;
 }
@@ -364,6 +372,16 @@ static bool is_cd(const rf_gseg *s, size_t core)
         return false;
     const char *name = s->words[core].text;
     return !strcmp(name, "cd") || !strcmp(name, "pushd") || !strcmp(name, "popd");
+}
+
+static bool is_bare_cd(const rf_gseg *s, size_t core)
+{
+    if (core == SIZE_MAX || strcmp(s->words[core].text, "cd"))
+        return false;
+    for (size_t j = core + 1; j < s->n_words; j++)
+        if (s->words[j].kind == RF_GWORD_ARG && (s->words[j].text[0] != '-' || !strcmp(s->words[j].text, "-")))
+            return false;
+    return true;
 }
 
 static int check_segment(walk *w, size_t li, size_t si, const cwdset *in)
@@ -414,6 +432,8 @@ static int walk_list(walk *w, size_t li, const cwdset *in)
         int rc = check_segment(w, li, si, &input);
         if (rc)
             return rc;
+        if (is_bare_cd(s, w->c->views[li][si].core_index))
+            return block(w, "~"); /* cd alone goes home */
         cwdset ok = input;
         size_t core = w->c->views[li][si].core_index;
         bool piped = prev == RF_GOP_PIPE || s->op == RF_GOP_PIPE;
@@ -441,7 +461,7 @@ int rf_guard_scan_paths(rf_gcheck *c, rf_error **err)
     walk w = { .c = c };
     cwdset start = { .dirs = { c->g->cwd }, .n = 1 };
     int rc = walk_list(&w, 0, &start);
-    rf_strv_free(w.pool);
+    rf_guard_words_free(&w.pool);
     if (rc < 0)
         return rf_error_set(err, ENOMEM, "checking the command's paths");
     return 0;

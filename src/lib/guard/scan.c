@@ -38,6 +38,15 @@ static const rf_gview *view_of(const rf_gcheck *c, size_t li, size_t si)
     return &c->views[li][si];
 }
 
+/* One match, counted against the budget of the whole check: past it the
+ * match is undecided, which fails closed. */
+static rf_gmatch match(rf_gcheck *c, const rf_gpattern *p, const char *s, size_t len, bool whole)
+{
+    if (++c->matches > RF_GUARD_MAX_MATCHES)
+        return RF_GMATCH_LIMIT;
+    return rf_guard_pattern_match(p, s, len, whole, c->md, c->g->mctx);
+}
+
 /* 1 and the verdict set when a deny pattern matches (or could not be
  * decided within the limits: fail closed), 0 when none does, -1 on OOM. */
 static int deny(rf_gcheck *c, const char *s)
@@ -47,13 +56,14 @@ static int deny(rf_gcheck *c, const char *s)
         return 0;
     for (size_t i = 0; i < c->g->deny.n; i++) {
         const rf_gpattern *p = &c->g->deny.items[i];
-        rf_gmatch m = rf_guard_pattern_match(p, s, len, false, c->md, c->g->mctx);
+        rf_gmatch m = match(c, p, s, len, false);
         if (m == RF_GMATCH_NO)
             continue;
         c->result = RF_GUARD_BLOCKED_PATTERN;
         c->pattern = p->source;
         if (m == RF_GMATCH_LIMIT) {
-            if (asprintf(&c->detail, "%s (undecided: the pattern hit the match limit)", s) < 0)
+            if (asprintf(&c->detail, "%s (undecided: %s)", s, c->matches > RF_GUARD_MAX_MATCHES
+                         ? "the command needs too many matches" : "the pattern hit the match limit") < 0)
                 c->detail = NULL;
         } else {
             c->detail = strdup(s);
@@ -63,11 +73,10 @@ static int deny(rf_gcheck *c, const char *s)
     return 0;
 }
 
-static bool allowed_by(const rf_gcheck *c, const char *s, bool whole)
+static bool allowed_by(rf_gcheck *c, const char *s, bool whole)
 {
     for (size_t i = 0; i < c->g->allow.n; i++)
-        if (rf_guard_pattern_match(&c->g->allow.items[i], s, strlen(s), whole, c->md, c->g->mctx) ==
-            RF_GMATCH_YES)
+        if (match(c, &c->g->allow.items[i], s, strlen(s), whole) == RF_GMATCH_YES)
             return true;
     return false;
 }
@@ -158,8 +167,8 @@ static int check_segment(rf_gcheck *c, size_t li, size_t si)
     const rf_gview *v = view_of(c, li, si);
     if (v->exempt || c->parse.lists[li]->segs[si].n_words == 0)
         return 0;
-    const char *seen[4] = { v->full, v->core, v->canon, NULL };
-    for (size_t k = 0; k < 3; k++) {
+    const char *seen[] = { v->full, v->programs, v->core, v->canon };
+    for (size_t k = 0; k < 4; k++) {
         bool dup = false;
         for (size_t j = 0; j < k; j++)
             dup = dup || !strcmp(seen[j], seen[k]);

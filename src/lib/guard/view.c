@@ -5,6 +5,8 @@
  *
  *   raw      the source text                    r''m  -rf  x
  *   full     words normalised, single-spaced    rm -rf x
+ *   programs full with each program in the wrapper chain by its canonical
+ *            name                               doas ls → sudo ls
  *   core     assignments, keywords and wrappers (env, nice, timeout, xargs,
  *            command, ...) dropped, the command's basename:
  *                                               env /bin/rm -rf x → rm -rf x
@@ -143,20 +145,30 @@ static size_t skip_wrapper(const rf_gseg *s, size_t i, const struct wrapper *w)
     return i;
 }
 
-size_t rf_guard_core_index(const rf_gseg *s)
+/* Walk past assignments, keywords and wrappers to the command word; mark
+ * (when mark is non-NULL) every word that names a program on the way. */
+static size_t core_walk(const rf_gseg *s, bool *mark)
 {
     size_t i = next_arg(s, 0);
     for (int rounds = 0; i < s->n_words && rounds < 64; rounds++) {
         const char *t = s->words[i].text;
         const struct wrapper *w = NULL;
-        if (rf_guard_is_assignment(t) || is_keyword(t))
+        if (rf_guard_is_assignment(t) || is_keyword(t)) {
             i = next_arg(s, i + 1);
-        else if ((w = find_wrapper(rf_guard_basename(t))))
-            i = skip_wrapper(s, i + 1, w);
-        else
+            continue;
+        }
+        if (mark)
+            mark[i] = true;
+        if (!(w = find_wrapper(rf_guard_basename(t))))
             return i;
+        i = skip_wrapper(s, i + 1, w);
     }
     return SIZE_MAX;
+}
+
+size_t rf_guard_core_index(const rf_gseg *s)
+{
+    return core_walk(s, NULL);
 }
 
 /* Append w with every run of blanks turned into one space. */
@@ -182,21 +194,24 @@ static void add_word(rf_gbuf *b, const char *w)
     add_collapsed(b, w);
 }
 
-static char *join_strv(char *const *v, size_t from)
+static char *join_words(const rf_gwords *w)
 {
     rf_gbuf b = { 0 };
-    for (size_t i = from; v && v[i]; i++)
-        add_word(&b, v[i]);
+    for (size_t i = 0; i < w->n; i++)
+        add_word(&b, w->v[i]);
     return rf_guard_buf_steal(&b);
 }
 
-static char *build_full(const rf_gseg *s)
+/* Every word, the redirections with their operators; with `programs`,
+ * each word naming a program (doas in `doas ls`) by its canonical name. */
+static char *build_full(const rf_gseg *s, const bool *programs)
 {
     rf_gbuf b = { 0 };
     for (size_t i = 0; i < s->n_words; i++) {
         if (s->words[i].op)
             add_word(&b, s->words[i].op);
-        add_word(&b, s->words[i].text);
+        add_word(&b, programs && programs[i] ? rf_guard_alias(rf_guard_basename(s->words[i].text))
+                                            : s->words[i].text);
     }
     return rf_guard_buf_steal(&b);
 }
@@ -205,6 +220,7 @@ void rf_guard_view_clear(rf_gview *v)
 {
     free(v->raw);
     free(v->full);
+    free(v->programs);
     free(v->core);
     free(v->canon);
     rf_strv_free(v->variants);
@@ -213,29 +229,34 @@ void rf_guard_view_clear(rf_gview *v)
 
 int rf_guard_view_build(const rf_glist *l, const rf_gseg *s, rf_gview *v)
 {
-    *v = (rf_gview){ .core_index = rf_guard_core_index(s) };
+    bool *programs = calloc(s->n_words + 1, sizeof(*programs));
+    if (!programs)
+        return -1;
+    *v = (rf_gview){ .core_index = core_walk(s, programs) };
     v->raw = strndup(l->src + s->raw_start, s->raw_end - s->raw_start);
-    v->full = build_full(s);
-    char **cw = NULL;
+    v->full = build_full(s, NULL);
+    v->programs = build_full(s, programs);
+    free(programs);
+    rf_gwords cw = { 0 };
     if (v->core_index != SIZE_MAX) {
         const char *name = rf_guard_basename(s->words[v->core_index].text);
         snprintf(v->cmd, sizeof v->cmd, "%s", rf_guard_alias(name));
-        if (rf_strv_push(&cw, name) < 0)
+        if (rf_guard_words_push(&cw, name) < 0)
             goto oom;
         for (size_t i = next_arg(s, v->core_index + 1); i < s->n_words; i = next_arg(s, i + 1))
-            if (rf_strv_push(&cw, s->words[i].text) < 0)
+            if (rf_guard_words_push(&cw, s->words[i].text) < 0)
                 goto oom;
     }
-    v->core = join_strv(cw, 0);
-    if (cw && rf_guard_canonicalise(&cw, v->cmd) < 0)
+    v->core = join_words(&cw);
+    if (rf_guard_canonicalise(&cw, v->cmd) < 0)
         goto oom;
-    v->canon = join_strv(cw, 0);
-    if (!v->raw || !v->full || !v->core || !v->canon || rf_guard_variants(cw, &v->variants) < 0)
+    v->canon = join_words(&cw);
+    if (!v->raw || !v->full || !v->programs || !v->core || !v->canon || rf_guard_variants(&cw, &v->variants) < 0)
         goto oom;
-    rf_strv_free(cw);
+    rf_guard_words_free(&cw);
     return 0;
 oom:
-    rf_strv_free(cw);
+    rf_guard_words_free(&cw);
     rf_guard_view_clear(v);
     return -1;
 }

@@ -8,8 +8,8 @@
  *
  * Each word also gets a "path text" for the workspace check, in which an
  * expansion the guard cannot know becomes RF_GUARD_UNKNOWN (so `$D/x` is not
- * mistaken for `/x`), $PWD and $(pwd) become ".", $HOME becomes "~" and $IFS
- * a blank. */
+ * mistaken for `/x`), $PWD and $(pwd) become ".", $HOME becomes RF_GUARD_HOME
+ * and $IFS a blank. */
 #include "guard/guard.h"
 
 #include <ctype.h>
@@ -17,6 +17,7 @@
 #include <string.h>
 
 static const char UNKNOWN[] = { RF_GUARD_UNKNOWN, '\0' };
+static const char HOME[] = { RF_GUARD_HOME, '\0' };
 
 typedef struct lexer {
     rf_gparse *p;
@@ -70,13 +71,13 @@ static void emit(lexer *lx)
     lx->tilde = false;
 }
 
-/* Literal text: both views. A stray RF_GUARD_UNKNOWN byte in the command
- * must not pass for an unknown expansion in the path text. */
+/* Literal text: both views. A stray RF_GUARD_UNKNOWN or RF_GUARD_HOME byte
+ * in the command must not pass for an expansion in the path text. */
 static void add_lit(lexer *lx, const char *s, size_t n)
 {
     rf_guard_buf_add(&lx->text, s, n);
     for (size_t i = 0; i < n; i++)
-        rf_guard_buf_addc(&lx->path, s[i] == RF_GUARD_UNKNOWN ? '?' : s[i]);
+        rf_guard_buf_addc(&lx->path, s[i] == RF_GUARD_UNKNOWN || s[i] == RF_GUARD_HOME ? '?' : s[i]);
     lx->started = true;
 }
 
@@ -186,7 +187,7 @@ static const char *unknown_var_path(const char *name, size_t n)
     if (n == 3 && !memcmp(name, "PWD", 3))
         return ".";
     if (n == 4 && !memcmp(name, "HOME", 4))
-        return "~";
+        return HOME;
     if (n == 3 && !memcmp(name, "IFS", 3))
         return " ";
     return UNKNOWN;
