@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Locked: the call no longer counts against the cap nor can be cancelled. */
 static void unlink_call(rf_mcp_server *s, rf_mcp_call *c)
 {
     for (rf_mcp_call **pp = &s->calls; *pp; pp = &(*pp)->next) {
@@ -18,7 +19,6 @@ static void unlink_call(rf_mcp_server *s, rf_mcp_call *c)
         }
     }
     s->n_calls--;
-    pthread_cond_broadcast(&s->calls_changed);
 }
 
 static void call_free(rf_mcp_call *c)
@@ -35,20 +35,25 @@ static void *worker(void *arg)
     json_t *result = c->tool->run(s, c, c->args);
     if (!result)
         result = rf_mcp_tool_text("internal error: out of memory", true);
-    /* MCP: a cancelled request gets no answer. */
-    bool cancelled = rf_mcp_call_cancelled(c);
-    if (cancelled) {
+    /* Free the slot before answering: a client that sends its next call
+     * the moment it has this answer must find the slot free. */
+    pthread_mutex_lock(&s->calls_lock);
+    bool cancelled = c->cancelled;
+    unlink_call(s, c);
+    pthread_mutex_unlock(&s->calls_lock);
+    if (cancelled) { /* MCP: a cancelled request gets no answer */
         rf_mcp_log(s, RF_MCP_LOG_DEBUG, "%s: cancelled, no answer sent", c->tool->name);
         json_decref(result);
         rf_mcp_reply(s, c->batch, NULL);
     } else {
         rf_mcp_reply(s, c->batch, rf_mcp_response(c->id, result));
     }
-    /* After this unlock the server may be freed: touch only c. */
-    pthread_mutex_lock(&s->calls_lock);
-    unlink_call(s, c);
-    pthread_mutex_unlock(&s->calls_lock);
     call_free(c);
+    /* After this unlock the server may be freed: nothing of it is touched. */
+    pthread_mutex_lock(&s->calls_lock);
+    s->n_workers--;
+    pthread_cond_broadcast(&s->calls_changed);
+    pthread_mutex_unlock(&s->calls_lock);
     return NULL;
 }
 
@@ -93,6 +98,7 @@ int rf_mcp_calls_start(rf_mcp_server *s, json_t *id, const rf_mcp_tool *tool, js
     c->next = s->calls;
     s->calls = c;
     s->n_calls++;
+    s->n_workers++;
     pthread_mutex_unlock(&s->calls_lock);
 
     pthread_attr_t attr;
@@ -104,6 +110,7 @@ int rf_mcp_calls_start(rf_mcp_server *s, json_t *id, const rf_mcp_tool *tool, js
     if (e != 0) {
         pthread_mutex_lock(&s->calls_lock);
         unlink_call(s, c);
+        s->n_workers--;
         pthread_mutex_unlock(&s->calls_lock);
         rf_mcp_reply(s, batch, rf_mcp_error(id, RF_JSONRPC_INTERNAL_ERROR, "cannot start a worker: %s", strerror(e)));
         call_free(c);
@@ -139,21 +146,19 @@ void rf_mcp_calls_drain(rf_mcp_server *s)
     pthread_mutex_lock(&s->calls_lock);
     for (rf_mcp_call *c = s->calls; c; c = c->next)
         cancel_locked(c);
-    while (s->n_calls > 0)
+    while (s->n_workers > 0)
         pthread_cond_wait(&s->calls_changed, &s->calls_lock);
     pthread_mutex_unlock(&s->calls_lock);
 }
 
-bool rf_mcp_call_attach(rf_mcp_call *c, rf_proc *proc)
+void rf_mcp_call_attach(rf_mcp_call *c, rf_proc *proc)
 {
     rf_mcp_server *s = c->server;
     pthread_mutex_lock(&s->calls_lock);
     c->proc = proc;
-    bool cancelled = c->cancelled;
-    if (cancelled)
+    if (c->cancelled) /* cancelled while it was being started */
         rf_proc_kill(proc, SIGKILL);
     pthread_mutex_unlock(&s->calls_lock);
-    return !cancelled;
 }
 
 void rf_mcp_call_detach(rf_mcp_call *c)
@@ -161,12 +166,4 @@ void rf_mcp_call_detach(rf_mcp_call *c)
     pthread_mutex_lock(&c->server->calls_lock);
     c->proc = NULL;
     pthread_mutex_unlock(&c->server->calls_lock);
-}
-
-bool rf_mcp_call_cancelled(rf_mcp_call *c)
-{
-    pthread_mutex_lock(&c->server->calls_lock);
-    bool cancelled = c->cancelled;
-    pthread_mutex_unlock(&c->server->calls_lock);
-    return cancelled;
 }

@@ -103,8 +103,9 @@ struct rf_mcp_server {
 
     pthread_mutex_t calls_lock;
     pthread_cond_t calls_changed;
-    rf_mcp_call *calls; /* in flight */
-    unsigned n_calls;
+    rf_mcp_call *calls; /* in flight, cancellable */
+    unsigned n_calls;   /* length of calls: what the cap counts */
+    unsigned n_workers; /* threads still running (they may be answering) */
     bool warned_plan;
 };
 
@@ -140,11 +141,11 @@ int rf_mcp_calls_start(rf_mcp_server *s, json_t *id, const struct rf_mcp_tool *t
 void rf_mcp_calls_cancel(rf_mcp_server *s, json_t *id, const char *reason);
 /* Cancel everything and wait for every worker (end of input). */
 void rf_mcp_calls_drain(rf_mcp_server *s);
-/* For the exec tool: publish the running sandbox so it can be cancelled.
- * Returns false (and kills proc) if the call was cancelled already. */
-bool rf_mcp_call_attach(rf_mcp_call *c, rf_proc *proc);
+/* For the exec tool: publish the running sandbox so it can be cancelled
+ * (it is killed at once if the call was cancelled already); detach it
+ * before freeing it. */
+void rf_mcp_call_attach(rf_mcp_call *c, rf_proc *proc);
 void rf_mcp_call_detach(rf_mcp_call *c);
-bool rf_mcp_call_cancelled(rf_mcp_call *c);
 
 /* ── tools.c: the tool table ──────────────────────────────────────────── */
 typedef enum { RF_MCP_ARG_STRING, RF_MCP_ARG_INTEGER, RF_MCP_ARG_NUMBER, RF_MCP_ARG_BOOLEAN } rf_mcp_arg_type;
