@@ -86,8 +86,18 @@ RF_EXPORT char *rf_policy_to_json(const rf_policy *policy);
 typedef struct rf_plan rf_plan;
 /* argv[0] is looked up as the sandbox will see it; NULL-terminated. */
 RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf_error **err);
+/* The plan of an agent's shell command (the exec tool): /bin/sh -c COMMAND,
+ * run in the workspace (or the policy's chdir), with timeout_s seconds
+ * (<= 0: the policy's limits.timeout, else tools.exec.timeout, 60 s). */
+RF_EXPORT rf_plan *rf_plan_build_shell(const rf_policy *policy, const char *command, double timeout_s,
+                                       rf_error **err);
 RF_EXPORT void rf_plan_free(rf_plan *plan);
 RF_EXPORT char *rf_plan_to_json(const rf_plan *plan); /* malloc'd, pretty */
+/* Find out now what would enforce the plan's memory, pids and cpu limits
+ * (a cgroup is created and removed at once), so the plan can show it and
+ * warn when a limit would only be approximate. Optional: rf_spawn decides
+ * again at start. */
+RF_EXPORT int rf_plan_probe_limits(rf_plan *plan, rf_error **err);
 /* Things the user should know (weaker modes, skipped settings); owned by plan. */
 RF_EXPORT char *const *rf_plan_warnings(const rf_plan *plan);
 
@@ -112,9 +122,17 @@ typedef struct rf_status {
     uint64_t peak_memory_bytes; /* cgroup peak, else max RSS */
     char *setup_error;  /* set when the sandbox could not be built */
     char *setup_hint;
+    /* The limits in force and what enforced each (see rf_limit_how). */
+    uint64_t memory_limit_bytes, pids_limit; /* 0: none */
+    double cpu_limit, timeout_seconds;       /* 0: none */
+    int memory_how, pids_how, cpu_how;       /* rf_limit_how values */
 } rf_status;
 
 RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);
+/* Things the user should know that only the start could tell (a limit
+ * enforced by an approximate rlimit because no cgroup was writable, ...).
+ * Owned by proc; NULL-terminated. */
+RF_EXPORT char *const *rf_proc_warnings(const rf_proc *proc);
 /* Host pid of the sandbox's init (pid 1 inside). */
 RF_EXPORT pid_t rf_proc_pid(const rf_proc *proc);
 /* Wait until the sandbox ends (enforcing the plan's timeout); fill *out.
@@ -177,51 +195,20 @@ RF_EXPORT int rf_config_load_standard(rf_config *cfg, const rf_config_sources *s
  * from: {"policy": {...}, "sources": {"network": "command line", ...}}.
  * malloc'd JSON text, or NULL with *err. */
 RF_EXPORT char *rf_config_explain(const rf_config *cfg, const rf_context *ctx, rf_error **err);
-
-/* ── Guard: is this shell command allowed? (seed 001's exec guard) ─────── */
-/* A seatbelt, not the wall: it catches the obvious dangerous command before
- * it runs; the sandbox is what holds when something gets past it. */
-typedef struct rf_guard rf_guard;
-typedef struct rf_guard_options {
-    bool enable_deny_patterns;      /* default true; false: no pattern checks */
-    const char *const *custom_deny; /* extra deny patterns (PCRE2), NULL-terminated or NULL */
-    const char *const *custom_allow;/* a command matching one skips the deny patterns */
-    bool restrict_to_workspace;     /* default true: paths outside `workspace` block */
-    const char *workspace;          /* absolute; required when restricting */
-    const char *cwd;                /* absolute working directory for relative paths
-                                       (NULL: the workspace) */
-} rf_guard_options;
-#define RF_GUARD_OPTIONS_INIT { .enable_deny_patterns = true, .restrict_to_workspace = true }
-
-typedef enum {
-    RF_GUARD_ALLOWED = 0,
-    RF_GUARD_BLOCKED_PATTERN, /* a deny pattern matched */
-    RF_GUARD_BLOCKED_PATH,    /* a path outside the working directory */
-} rf_guard_result;
-
-typedef struct rf_guard_verdict {
-    rf_guard_result result;
-    char *message; /* "Command blocked by safety guard (...)", NULL when allowed */
-    char *pattern; /* the deny pattern that matched, or NULL */
-    char *detail;  /* the (normalised) text it matched, or the offending path */
-} rf_guard_verdict;
-
-/* Compile the default and custom patterns once. A bad pattern fails with an
- * error naming the list, the pattern and the offset. Limits: 1000 custom
- * patterns, 4096 bytes each. */
-RF_EXPORT rf_guard *rf_guard_new(const rf_guard_options *opts, rf_error **err);
-/* The guard for a resolved policy: tools.exec.{enable_deny_patterns,
- * custom_deny_patterns, custom_allow_patterns}, restrict_to_workspace,
- * workspace, and the working directory the command will start in. */
-RF_EXPORT rf_guard *rf_guard_new_for_policy(const rf_policy *policy, rf_error **err);
-/* Check one shell command (as for sh -c). Fills *out (clear it with
- * rf_guard_verdict_clear) and returns 0; returns < 0 when the command
- * cannot be checked (longer than 64 KiB, too deeply nested, out of memory):
- * treat that as blocked. Safe to call from several threads at once. */
-RF_EXPORT int rf_guard_check(const rf_guard *g, const char *command, rf_guard_verdict *out, rf_error **err);
-RF_EXPORT void rf_guard_verdict_clear(rf_guard_verdict *v);
-RF_EXPORT void rf_guard_free(rf_guard *g);
-
+/* ── Doctor ──────────────────────────────────────────────────────────── */
+/* What this host supports, per backend. rf_doctor_probe() tries things for
+ * real in short-lived children (a user namespace with mounts and a fresh
+ * /proc, a process under the default seccomp filter, a child cgroup that is
+ * removed again); it takes well under a second. */
+typedef struct rf_doctor_report rf_doctor_report;
+RF_EXPORT rf_doctor_report *rf_doctor_probe(rf_error **err);
+RF_EXPORT void rf_doctor_free(rf_doctor_report *report);
+/* The report as JSON (fields in docs/doctor.md) or as text for people;
+ * malloc'd, NULL on allocation failure. */
+RF_EXPORT char *rf_doctor_to_json(const rf_doctor_report *report);
+RF_EXPORT char *rf_doctor_to_text(const rf_doctor_report *report);
+/* Can backend `name` ("native", "landlock", "none") run here? */
+RF_EXPORT bool rf_doctor_backend_usable(const rf_doctor_report *report, const char *name);
 /* ── File tools ────────────────────────────────────────────────────────── */
 /* read/write/append/edit/list confined to a workspace (docs/fs.md). Paths
  * are resolved by the kernel beneath a directory fd of the workspace
@@ -290,6 +277,84 @@ RF_EXPORT int rf_fs_edit(rf_fs *fs, const char *path, const char *old_text, cons
 RF_EXPORT int rf_fs_list(rf_fs *fs, const char *path, bool recursive, size_t max_entries,
                          char ***out_entries, rf_error **err);
 RF_EXPORT void rf_fs_entries_free(char **entries);
+/* ── Limits ────────────────────────────────────────────────────────────── */
+/* How a limit is enforced (docs/limits.md): by a cgroup, by an rlimit
+ * fallback (approximate: per process, not per sandbox), or not at all. */
+typedef enum {
+    RF_LIMIT_NONE,
+    RF_LIMIT_CGROUP_V2,
+    RF_LIMIT_CGROUP_V1,
+    RF_LIMIT_RLIMIT,
+} rf_limit_how;
+typedef struct rf_limits_report {
+    rf_limit_how memory, pids, cpu;
+} rf_limits_report;
+/* "cgroup-v2", "cgroup-v1", "rlimit", "none" (static). */
+RF_EXPORT const char *rf_limit_how_name(rf_limit_how how);
+
+/* Parse limit settings as users write them. 0, "none" and "unlimited" mean
+ * no limit (0). Errors name the setting (limits.memory, ...) and carry a
+ * hint with the expected form.
+ *  memory:  "1048576", "512k", "256M", "1.5G", "1T" (binary units, optional
+ *           "b"/"ib" suffix, any case); at least 4k.
+ *  cpu:     CPUs as a decimal, "0.25" = a quarter of one CPU; 0.01 to 4096.
+ *  pids:    a whole number up to 4194304.
+ *  seconds: "90", "1.5", "500ms", "2m", "1h"; up to a year (for
+ *           limits.timeout and the kill grace). */
+RF_EXPORT int rf_limits_parse_memory(const char *s, uint64_t *out, rf_error **err);
+RF_EXPORT int rf_limits_parse_cpu(const char *s, double *out, rf_error **err);
+RF_EXPORT int rf_limits_parse_pids(const char *s, uint64_t *out, rf_error **err);
+RF_EXPORT int rf_limits_parse_seconds(const char *s, double *out, rf_error **err);
+/* Bytes as the shortest exact "256M" / "1536K" / "1000"; writes at most
+ * size bytes; returns the length or -1 if it did not fit. */
+RF_EXPORT int rf_limits_format_memory(uint64_t bytes, char *buf, size_t size);
+
+/* ── Guard: is this shell command allowed? (seed 001's exec guard) ─────── */
+/* A seatbelt, not the wall: it catches the obvious dangerous command before
+ * it runs; the sandbox is what holds when something gets past it. */
+typedef struct rf_guard rf_guard;
+typedef struct rf_guard_options {
+    bool enable_deny_patterns;      /* default true; false: no pattern checks */
+    const char *const *custom_deny; /* extra deny patterns (PCRE2), NULL-terminated or NULL */
+    const char *const *custom_allow;/* a command matching one skips the deny patterns */
+    bool restrict_to_workspace;     /* default true: paths outside `workspace` block */
+    const char *workspace;          /* absolute; required when restricting */
+    const char *cwd;                /* absolute working directory for relative paths
+                                       (NULL: the workspace) */
+} rf_guard_options;
+#define RF_GUARD_OPTIONS_INIT { .enable_deny_patterns = true, .restrict_to_workspace = true }
+
+typedef enum {
+    RF_GUARD_ALLOWED = 0,
+    RF_GUARD_BLOCKED_PATTERN, /* a deny pattern matched */
+    RF_GUARD_BLOCKED_PATH,    /* a path outside the working directory */
+} rf_guard_result;
+
+typedef struct rf_guard_verdict {
+    rf_guard_result result;
+    char *message; /* "Command blocked by safety guard (...)", NULL when allowed */
+    char *pattern; /* the deny pattern that matched, or NULL */
+    char *detail;  /* the (normalised) text it matched, or the offending path */
+} rf_guard_verdict;
+
+/* Compile the default and custom patterns once. A bad pattern fails with an
+ * error naming the list, the pattern and the offset. Limits: 1000 custom
+ * patterns, 4096 bytes each. */
+RF_EXPORT rf_guard *rf_guard_new(const rf_guard_options *opts, rf_error **err);
+/* The guard for a resolved policy: tools.exec.{enable_deny_patterns,
+ * custom_deny_patterns, custom_allow_patterns}, restrict_to_workspace,
+ * workspace, and the working directory the command will start in. */
+RF_EXPORT rf_guard *rf_guard_new_for_policy(const rf_policy *policy, rf_error **err);
+/* The guard for an exec-tool command, whose working directory is the
+ * policy's chdir, else the workspace (as rf_plan_build_shell runs it). */
+RF_EXPORT rf_guard *rf_guard_new_for_shell(const rf_policy *policy, rf_error **err);
+/* Check one shell command (as for sh -c). Fills *out (clear it with
+ * rf_guard_verdict_clear) and returns 0; returns < 0 when the command
+ * cannot be checked (longer than 64 KiB, too deeply nested, out of memory):
+ * treat that as blocked. Safe to call from several threads at once. */
+RF_EXPORT int rf_guard_check(const rf_guard *g, const char *command, rf_guard_verdict *out, rf_error **err);
+RF_EXPORT void rf_guard_verdict_clear(rf_guard_verdict *v);
+RF_EXPORT void rf_guard_free(rf_guard *g);
 
 /* ── MCP ───────────────────────────────────────────────────────────────── */
 /* A Model Context Protocol server (JSON-RPC 2.0, one message per line) that

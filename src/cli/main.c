@@ -13,10 +13,11 @@ static const struct subcommand {
 } subcommands[] = {
     { "run", rf_cli_run, "run a command in the sandbox" },
     { "plan", rf_cli_plan, "print the sandbox plan as JSON, run nothing" },
+    { "config", rf_cli_config, "print the merged policy (--explain: where each value came from)" },
+    { "doctor", rf_cli_doctor, "what this host supports, per backend" },
+    { "fs", rf_cli_fs, "workspace-confined file tools: read, write, append, edit, list" },
     { "exec", rf_cli_exec, "check a shell command with the exec guard (--check)" },
     { "mcp", rf_cli_mcp, "serve the exec and file tools over MCP on stdio" },
-    { "fs", rf_cli_fs, "workspace-confined file tools: read, write, append, edit, list" },
-    { "config", rf_cli_config, "print the merged policy (--explain: where each value came from)" },
 };
 
 static void print_help(FILE *out)

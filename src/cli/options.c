@@ -16,7 +16,8 @@ enum opt_id {
     OPT_CONFIG, OPT_NO_CONFIG, OPT_AGENT, OPT_CONFIG_FORMAT, OPT_RUNNER, OPT_TRUST_WS,
     OPT_LOG_LEVEL, OPT_MAP_ROOT, OPT_BACKEND,
     OPT_MEMORY, OPT_PIDS, OPT_CPU, OPT_KILL_GRACE, OPT_STATUS_JSON, OPT_STATUS_FD,
-    OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER, OPT_EXPLAIN, OPT_MAX_OUTPUT, OPT_MAX_CALLS,
+    OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER, OPT_EXPLAIN,
+    OPT_CHECK, OPT_DENY, OPT_ALLOW, OPT_NO_DENY, OPT_NO_RESTRICT, OPT_MAX_OUTPUT, OPT_MAX_CALLS,
 };
 
 static const struct rf_option {
@@ -63,6 +64,15 @@ static const struct rf_option {
     { "log-level", required_argument, OPT_LOG_LEVEL, "LEVEL",
       "warning (default) or debug: debug prints the plan on stderr before starting" },
     { "explain", no_argument, OPT_EXPLAIN, NULL, "show, for each setting, the layer it came from", "config" },
+    { "check", no_argument, OPT_CHECK, NULL, "check the command with the guard, print the verdict, run nothing",
+      "exec" },
+    { "deny", required_argument, OPT_DENY, "PATTERN", "also block what matches this PCRE2 pattern; repeatable",
+      "exec" },
+    { "allow", required_argument, OPT_ALLOW, "PATTERN", "let what matches skip the deny patterns; repeatable",
+      "exec" },
+    { "no-deny-patterns", no_argument, OPT_NO_DENY, NULL, "no pattern checks (tools.exec.enable_deny_patterns false)",
+      "exec" },
+    { "no-restrict", no_argument, OPT_NO_RESTRICT, NULL, "no path checks (restrict_to_workspace false)", "exec" },
     { "max-output", required_argument, OPT_MAX_OUTPUT, "BYTES",
       "keep at most BYTES of stdout and of stderr of each exec (default 65536); the rest is counted", "mcp" },
     { "max-calls", required_argument, OPT_MAX_CALLS, "N", "tool calls running at once (default 8)", "mcp" },
@@ -284,6 +294,17 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
         o->log_level = arg;
         return 0;
     case OPT_EXPLAIN: o->explain = true; return 0;
+    case OPT_CHECK: o->check = true; return 0;
+    case OPT_DENY:
+    case OPT_ALLOW:
+        json_array_append_new(arr_at(obj_at(obj_at(f, "tools"), "exec"),
+                                     id == OPT_DENY ? "custom_deny_patterns" : "custom_allow_patterns"),
+                              json_string(arg));
+        return 0;
+    case OPT_NO_DENY:
+        json_object_set_new(obj_at(obj_at(f, "tools"), "exec"), "enable_deny_patterns", json_false());
+        return 0;
+    case OPT_NO_RESTRICT: json_object_set_new(f, "restrict_to_workspace", json_false()); return 0;
     case OPT_MAX_OUTPUT:
     case OPT_MAX_CALLS: {
         double v;

@@ -20,6 +20,7 @@ typedef struct rf_cli_opts {
     const char *status_json_file;
     int status_fd;
     bool explain;          /* config --explain */
+    bool check;            /* exec --check */
     size_t max_output;     /* mcp --max-output (0: the library's default) */
     unsigned max_calls;    /* mcp --max-calls (0: the library's default) */
     bool help;
@@ -43,3 +44,11 @@ rf_config *rf_cli_load_config(const rf_cli_opts *o, int *exit_code);
 rf_policy *rf_cli_policy(const rf_cli_opts *o, int *exit_code);
 rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, int *exit_code);
 bool rf_cli_debug(const rf_cli_opts *o);
+
+/* The common start of run and plan: parse the sandbox options, answer
+ * --help with help(), require a command, and build policy and plan.
+ * Returns 1 with *plan set (caller frees plan and opts), or 0 with
+ * *exit_code set when there is nothing more to do (help shown, or an error
+ * already printed). */
+int rf_cli_prepare(const char *sub, int argc, char **argv, void (*help)(void), rf_cli_opts *o, rf_plan **plan,
+                   int *exit_code);

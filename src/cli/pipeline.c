@@ -84,3 +84,29 @@ rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, i
     }
     return plan;
 }
+
+int rf_cli_prepare(const char *sub, int argc, char **argv, void (*help)(void), rf_cli_opts *o, rf_plan **plan,
+                   int *exit_code)
+{
+    *plan = NULL;
+    *exit_code = RF_EXIT_FAILURE;
+    int idx = rf_cli_parse_sandbox_options(sub, argc, argv, o);
+    if (idx < 0)
+        return 0;
+    if (o->help) {
+        help();
+        *exit_code = 0;
+        return 0;
+    }
+    if (idx >= argc) {
+        *exit_code = rf_cli_usage_error(sub, "no command given; put it after --, e.g. ringfence %s -- sh", sub);
+        return 0;
+    }
+    rf_policy *policy = rf_cli_policy(o, exit_code);
+    if (!policy)
+        return 0;
+    /* The plan holds copies of everything it needs from the policy. */
+    *plan = rf_cli_plan_for(o, policy, argv + idx, exit_code);
+    rf_policy_free(policy);
+    return *plan != NULL;
+}

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void help(void)
 {
@@ -23,32 +24,24 @@ static void help(void)
 int rf_cli_plan(int argc, char **argv)
 {
     rf_cli_opts o;
-    int idx = rf_cli_parse_sandbox_options("plan", argc, argv, &o);
-    int code = RF_EXIT_FAILURE;
-    if (idx < 0)
-        goto out;
-    if (o.help) {
-        help();
-        code = 0;
-        goto out;
-    }
-    if (idx >= argc) {
-        code = rf_cli_usage_error("plan", "no command given; put it after --, e.g. ringfence plan -- sh");
-        goto out;
-    }
-    rf_policy *policy = rf_cli_policy(&o, &code);
-    if (!policy)
-        goto out;
-    rf_plan *plan = rf_cli_plan_for(&o, policy, argv + idx, &code);
-    if (plan) {
-        char *json = rf_plan_to_json(plan);
-        puts(json ? json : "{}");
-        free(json);
-        code = 0;
+    rf_plan *plan;
+    int code;
+    if (rf_cli_prepare("plan", argc, argv, help, &o, &plan, &code)) {
+        rf_error *err = NULL;
+        if (rf_plan_probe_limits(plan, &err) < 0) {
+            code = rf_cli_report(err);
+            rf_error_free(err);
+        } else {
+            for (char *const *w = rf_plan_warnings(plan); w && *w; w++)
+                if (strstr(*w, "limits."))
+                    fprintf(stderr, "ringfence: warning: %s\n", *w);
+            char *json = rf_plan_to_json(plan);
+            puts(json ? json : "{}");
+            free(json);
+            code = 0;
+        }
         rf_plan_free(plan);
     }
-    rf_policy_free(policy);
-out:
     rf_cli_opts_clear(&o);
     return code;
 }

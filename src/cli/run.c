@@ -61,7 +61,9 @@ static void explain_end(const rf_plan *plan, const rf_status *st)
         fprintf(stderr, "ringfence: killed: timed out after %gs (the whole process tree was stopped)\n",
                 st->wall_seconds);
     } else if (st->oom_killed) {
-        fprintf(stderr, "ringfence: killed: out of memory\n");
+        char limit[32] = "";
+        rf_limits_format_memory(st->memory_limit_bytes, limit, sizeof limit);
+        fprintf(stderr, "ringfence: killed: out of memory (limit %s)\n", limit);
     }
 }
 
@@ -74,6 +76,9 @@ int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
         rf_error_free(err);
         return code;
     }
+    char *const *warnings = rf_proc_warnings(proc);
+    for (size_t i = 0; warnings && warnings[i]; i++)
+        fprintf(stderr, "ringfence: warning: %s\n", warnings[i]);
     if (o->status_fd >= 0)
         dprintf(o->status_fd, "{\"child-pid\":%d}\n", (int)rf_proc_pid(proc));
     running = proc;
@@ -122,29 +127,12 @@ static void help(void)
 int rf_cli_run(int argc, char **argv)
 {
     rf_cli_opts o;
-    int idx = rf_cli_parse_sandbox_options("run", argc, argv, &o);
-    int code = RF_EXIT_FAILURE;
-    if (idx < 0)
-        goto out;
-    if (o.help) {
-        help();
-        code = 0;
-        goto out;
-    }
-    if (idx >= argc) {
-        code = rf_cli_usage_error("run", "no command given; put it after --, e.g. ringfence run -- sh");
-        goto out;
-    }
-    rf_policy *policy = rf_cli_policy(&o, &code);
-    if (!policy)
-        goto out;
-    rf_plan *plan = rf_cli_plan_for(&o, policy, argv + idx, &code);
-    if (plan) {
+    rf_plan *plan;
+    int code;
+    if (rf_cli_prepare("run", argc, argv, help, &o, &plan, &code)) {
         code = rf_cli_execute(&o, plan);
         rf_plan_free(plan);
     }
-    rf_policy_free(policy);
-out:
     rf_cli_opts_clear(&o);
     return code;
 }

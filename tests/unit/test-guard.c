@@ -143,6 +143,7 @@ static void test_normalised(void)
         "c''hmod 644 x", "s\"s\"h me@host", "docker container exec x ls", "pip3 install --user x",
         "for c in rm; do $c -rf x; done", "watch -n 5 \"r''m -rf x\"", "env -S 'r\"\"m -rf x'",
         "find . -exec sh -c 'r\\m -rf \"$1\"' _ {} \\;", "sh <<EOF\nr''m -rf x\nEOF",
+        "{rm,-rf,x}", "r{m,} -rf x", "{s,}udo ls",
     };
     static const char *const allowed[] = {
         "grep -r foo .", "git status", "make -j4", "python3 script.py", "find . -name '*.c'", "npm test",
@@ -168,6 +169,7 @@ static void test_paths(void)
         "tar -C /tmp -xf a.tar", "curl file:///etc/passwd", "gcc -I/usr/include x.c",
         "cat$IFS/etc/passwd", "D=/etc; cat $D/passwd", "echo x > /dev/tty", "cd x; cat ../y",
         "python3 -c \"open('/etc/shadow')\"", "cd; ls", "cd sub || cat ../x", "ls ~nobody/x",
+        "cat /{etc,x}/passwd", "cat src/{a,../../x}", "{cd,..}",
     };
     for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
         expect(g, outside[i], RF_GUARD_BLOCKED_PATH, NULL);
@@ -184,7 +186,7 @@ static void test_paths(void)
         "ls sub/../x", "curl https://example.com/a/b", "git clone git@github.com:org/repo.git",
         "sed -n '/^#/p' Makefile", "awk -F/ '{print $2}' f", "cut -d/ -f2 f", "tr / _ < f",
         "echo \"a / b\"", "/usr/bin/python3 x.py", "git log HEAD~3..HEAD", "ls 2>&1", "cat <<EOF\nhi\nEOF",
-        "echo '~'", "echo \"~\"", "cd src && cd .. && ls",
+        "echo '~'", "echo \"~\"", "cd src && cd .. && ls", "ls src/{a,b{c,d}}/x", "echo '{rm,-rf}'",
     };
     for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++)
         expect(g, inside[i], RF_GUARD_ALLOWED, NULL);
@@ -305,6 +307,8 @@ static void test_limits(void)
         strcat(deep, "$(");
     strcat(deep, "ls");
     is_int(check(g, deep, &v), -1, "30 nested substitutions are an error");
+    is_int(check(g, "echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", &v), -1,
+           "brace expansion into 512 words is an error");
     rf_guard_free(g);
 
     rf_guard_options o = RF_GUARD_OPTIONS_INIT;

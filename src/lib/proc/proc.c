@@ -5,6 +5,7 @@
 #include "proc/proc.h"
 #include "backend/native/report.h"
 #include "util/error.h"
+#include "util/strv.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -49,6 +50,11 @@ static int send_signal(rf_proc *p, int sig)
     if (p->pidfd >= 0)
         return (int)syscall(SYS_pidfd_send_signal, p->pidfd, sig, NULL, 0);
     return kill(p->pid, sig);
+}
+
+RF_EXPORT char *const *rf_proc_warnings(const rf_proc *p)
+{
+    return p ? p->warnings : NULL;
 }
 
 RF_EXPORT pid_t rf_proc_pid(const rf_proc *p)
@@ -182,6 +188,8 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
         close(p->pidfd);
     if (p->sock >= 0)
         close(p->sock);
+    rf_cgroup_destroy(p->cgroup);
+    rf_strv_free(p->warnings);
     free(p->usage);
     free(p);
 }

@@ -3,6 +3,7 @@
  * deadlines. Waited for with a timeout; killed as a whole tree. */
 #pragma once
 #include "policy/policy.h"
+#include "limits/cgroup.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -26,6 +27,9 @@ struct rf_proc {
     char setup_step[48];
     int init_status;   /* wait status of init */
     struct rusage *usage;
+    struct rf_cgroup *cgroup;  /* NULL when no limit needs one */
+    rf_limits_report how;      /* what enforces each limit */
+    char **warnings;
 };
 
 rf_proc *rf_proc_new(pid_t pid, int pidfd, int sock, const rf_limits *limits);

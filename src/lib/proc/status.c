@@ -2,6 +2,7 @@
 /* From what happened to a sandbox to the status record (and exit code). */
 #include "proc/proc.h"
 #include "util/error.h"
+#include "limits/cgroup.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -39,6 +40,26 @@ static void fill_from_command(rf_status *out, int st)
     }
 }
 
+/* The cgroup knows better than rusage: the peak of the whole tree, and
+ * whether the kernel killed for memory or refused a fork at pids.max. */
+static void fill_limits(const rf_proc *p, rf_status *out)
+{
+    out->memory_limit_bytes = p->limits.memory_bytes;
+    out->pids_limit = p->limits.pids;
+    out->cpu_limit = p->limits.cpu;
+    out->timeout_seconds = p->limits.timeout_s;
+    out->memory_how = (int)p->how.memory;
+    out->pids_how = (int)p->how.pids;
+    out->cpu_how = (int)p->how.cpu;
+    rf_cgroup_stats cs = { 0 };
+    if (p->cgroup && rf_cgroup_read_stats(p->cgroup, &cs) == 0) {
+        if (cs.peak_memory_bytes)
+            out->peak_memory_bytes = cs.peak_memory_bytes;
+        out->oom_killed = cs.oom_killed;
+        out->pids_limit_hit = cs.pids_limit_hit;
+    }
+}
+
 static void fill_status(const rf_proc *p, rf_status *out)
 {
     memset(out, 0, sizeof *out);
@@ -69,6 +90,7 @@ static void fill_status(const rf_proc *p, rf_status *out)
     out->user_seconds = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
     out->sys_seconds = (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
     out->peak_memory_bytes = (uint64_t)ru->ru_maxrss * 1024;
+    fill_limits(p, out);
 }
 
 RF_EXPORT int rf_proc_wait(rf_proc *p, rf_status *out, rf_error **err)
@@ -91,6 +113,23 @@ RF_EXPORT void rf_status_clear(rf_status *s)
     memset(s, 0, sizeof *s);
 }
 
+static json_t *limit_json(json_t *value, int how)
+{
+    return json_pack("{s:o, s:s}", "limit", value, "enforced_by", rf_limit_how_name((rf_limit_how)how));
+}
+
+static json_t *limits_json(const rf_status *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "memory", limit_json(s->memory_limit_bytes ? json_integer((json_int_t)s->memory_limit_bytes)
+                                                                      : json_null(), s->memory_how));
+    json_object_set_new(o, "pids", limit_json(s->pids_limit ? json_integer((json_int_t)s->pids_limit) : json_null(),
+                                              s->pids_how));
+    json_object_set_new(o, "cpu", limit_json(s->cpu_limit > 0 ? json_real(s->cpu_limit) : json_null(), s->cpu_how));
+    json_object_set_new(o, "timeout_seconds", s->timeout_seconds > 0 ? json_real(s->timeout_seconds) : json_null());
+    return o;
+}
+
 RF_EXPORT char *rf_status_to_json(const rf_status *s)
 {
     json_t *o = json_object();
@@ -104,6 +143,7 @@ RF_EXPORT char *rf_status_to_json(const rf_status *s)
     json_object_set_new(o, "user_seconds", json_real(s->user_seconds));
     json_object_set_new(o, "sys_seconds", json_real(s->sys_seconds));
     json_object_set_new(o, "peak_memory_bytes", json_integer((json_int_t)s->peak_memory_bytes));
+    json_object_set_new(o, "limits", limits_json(s));
     if (s->setup_error)
         json_object_set_new(o, "error", json_string(s->setup_error));
     char *out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -20,9 +20,13 @@ int rf_caps_drop_all(rf_setup_fail *f)
                          SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
     if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
         return rf_fail(f, "lock securebits", NULL);
+    /* Up to the first capability this kernel does not know (EINVAL). */
     for (int cap = 0; cap < 64; cap++)
-        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+            if (errno == EINVAL)
+                break;
             return rf_fail(f, "drop bounding capabilities", NULL);
+        }
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
         return rf_fail(f, "clear ambient capabilities", NULL);
     struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };

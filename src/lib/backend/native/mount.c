@@ -137,7 +137,7 @@ static bool may_create_at(const rf_plan *plan, size_t i)
     for (size_t j = 0; j < i; j++) {
         const rf_mount *m = &plan->mounts[j];
         size_t len = strlen(m->target);
-        if (m->type != RF_MOUNT_SYMLINK && m->type != RF_MOUNT_RO_SELF &&
+        if (m->type != RF_MOUNT_SYMLINK && m->type != RF_MOUNT_RO_SELF && m->type != RF_MOUNT_COPY &&
             rf_path_is_beneath(plan->mounts[i].target, m->target) && len >= best) {
             cover = m;
             best = len;
@@ -146,11 +146,59 @@ static bool may_create_at(const rf_plan *plan, size_t i)
     return !cover || cover->type != RF_MOUNT_BIND || cover->writable;
 }
 
+/* Re-checked after open: the plan's "small and world-readable" must still
+ * hold for the file actually read (a root caller could read anything). */
+static int open_copy_source(const rf_mount *m, int *fd)
+{
+    struct stat st;
+    *fd = open(m->source, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (*fd < 0 || fstat(*fd, &st) < 0)
+        return -1;
+    if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IROTH) || st.st_size > RF_COPY_MAX) {
+        errno = EPERM;
+        return -1;
+    }
+    return 0;
+}
+
+/* Write the copy into the new root (still writable at this point). */
+static int write_copy(int rootfd, const rf_mount *m, int src_fd, bool create)
+{
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", m->target);
+    char *slash = strrchr(parent, '/');
+    *slash = '\0';
+    int pfd = open_target(rootfd, *parent ? parent : "/", false, create);
+    if (pfd < 0)
+        return -1;
+    int out = openat(pfd, slash + 1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    close(pfd);
+    if (out < 0)
+        return -1;
+    char buf[16384];
+    ssize_t n;
+    int rc = 0;
+    while ((n = read(src_fd, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n) {
+            rc = -1;
+            break;
+        }
+    if (n < 0)
+        rc = -1;
+    close(out);
+    return rc;
+}
+
 int rf_mount_capture_sources(const rf_plan *plan, int *src_fds, int userns_fd, rf_setup_fail *f)
 {
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const rf_mount *m = &plan->mounts[i];
         src_fds[i] = -1;
+        if (m->type == RF_MOUNT_COPY) {
+            if (open_copy_source(m, &src_fds[i]) < 0)
+                return rf_fail(f, "copy source", m->source);
+            continue;
+        }
         if (m->type != RF_MOUNT_BIND)
             continue;
         src_fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, m->source,
@@ -176,6 +224,8 @@ static int mount_one(const rf_plan *plan, size_t i, int rootfd, int src_fd, rf_s
 {
     const rf_mount *m = &plan->mounts[i];
     bool create = may_create_at(plan, i);
+    if (m->type == RF_MOUNT_COPY)
+        return write_copy(rootfd, m, src_fd, create) < 0 ? rf_fail(f, "copy", m->target) : 0;
     if (m->type == RF_MOUNT_SYMLINK) {
         char parent[4096];
         snprintf(parent, sizeof parent, "%s", m->target);
@@ -229,6 +279,7 @@ static int mount_one(const rf_plan *plan, size_t i, int rootfd, int src_fd, rf_s
         }
         break;
     case RF_MOUNT_SYMLINK:
+    case RF_MOUNT_COPY:
         break;
     }
     if (mfd < 0 || attach(mfd, tfd) < 0) {

@@ -6,9 +6,11 @@
  * exit status. No allocation from here on (see sandbox.h). */
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
+#include "limits/limits.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <limits.h>
 #include <linux/close_range.h>
 #include <poll.h>
@@ -109,6 +111,30 @@ static int enter_mapped_identity(rf_native_ctx *c, rf_setup_fail *f)
     return 0;
 }
 
+/* The caller's session keyring is inherited across clone, and a key in it
+ * is readable by whoever possesses it, whatever its uid: a fresh, empty
+ * session keyring keeps the caller's tokens and tickets out. Joined before
+ * a root caller changes identity, so root's key quota pays for it, not the
+ * shared unprivileged id. No keys in this kernel: nothing to leak. */
+static int new_session_keyring(rf_setup_fail *f)
+{
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+        return rf_fail(f, "join a new session keyring", NULL);
+    return 0;
+}
+
+/* pid 1 is a copy of the caller's process: its memory holds the caller's
+ * whole environment and /proc/1/environ shows it. Not dumpable, so the
+ * command (same uid, no capabilities) cannot read or ptrace it. Set after
+ * the last credential change, which would reset it; exec resets it for
+ * the command. */
+static int hide_init(rf_setup_fail *f)
+{
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        return rf_fail(f, "make init non-dumpable", NULL);
+    return 0;
+}
+
 static int block_signals(sigset_t *old, rf_setup_fail *f)
 {
     sigset_t all;
@@ -140,6 +166,10 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || setup_stdio(c, &f) < 0 ||
         close_inherited(c, &f) < 0 || wait_for_go(c, &f) < 0)
         die(c, &f);
+    /* The caller has moved us into the sandbox's cgroups by now: a cgroup
+     * namespace made here has them as its root. */
+    if (c->late_cgroupns && unshare(CLONE_NEWCGROUP) < 0 && rf_fail(&f, "cgroup namespace", NULL) < 0)
+        die(c, &f);
     /* Mounts: sources first (they may live under /tmp, which the new root
      * is attached over), then the root, then pivot_root. */
     if (rf_mount_capture_sources(plan, c->src_fds, c->userns_fd, &f) < 0 ||
@@ -148,7 +178,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     for (size_t i = 0; i < plan->n_mounts; i++)
         if (c->src_fds[i] >= 0)
             close(c->src_fds[i]);
-    if (set_hostname(plan, &f) < 0)
+    if (set_hostname(plan, &f) < 0 || new_session_keyring(&f) < 0)
         die(c, &f);
     if ((plan->clone_flags & CLONE_NEWNET) && rf_net_loopback_up(&f) < 0)
         die(c, &f);
@@ -158,13 +188,20 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     if (chdir(plan->cwd) < 0 && rf_fail(&f, "enter working directory", plan->cwd) < 0)
         die(c, &f);
+    /* After the identity switch: RLIMIT_NPROC counts the final uid. */
+    int rl = rf_limits_apply_rlimits(&plan->limits, &c->how);
+    if (rl < 0) {
+        errno = -rl;
+        rf_fail(&f, "resource limits", NULL);
+        die(c, &f);
+    }
     /* A new session: no controlling terminal, so no TIOCSTI injection into
      * the caller's terminal and no job-control signals from it. */
     if (setsid() < 0 && rf_fail(&f, "setsid", NULL) < 0)
         die(c, &f);
     /* Capabilities and no_new_privs, then Landlock, then seccomp last: the
      * filter would otherwise forbid the calls the steps before it need. */
-    if (rf_caps_drop_all(&f) < 0)
+    if (rf_caps_drop_all(&f) < 0 || hide_init(&f) < 0 || rf_confine_apply(c, &f) < 0)
         die(c, &f);
     /* Forwarded signals and SIGCHLD stay blocked from here on, so none is
      * lost between fork and init's signalfd. */

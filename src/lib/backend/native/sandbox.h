@@ -25,6 +25,10 @@ typedef struct rf_native_ctx {
     int stdio[3];    /* -1: inherit */
     const void *seccomp_bpf; /* compiled by the caller, or NULL */
     size_t seccomp_len;
+    const struct rf_landlock_rule *landlock_rules; /* built by the caller */
+    size_t n_landlock_rules;
+    rf_limits_report how;  /* what enforces each limit (rlimit fallbacks) */
+    bool late_cgroupns;    /* unshare the cgroup namespace after the attach */
 } rf_native_ctx;
 
 /* Record errno, step and detail in *f; returns -1. */
@@ -48,6 +52,13 @@ int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, 
 /* A user namespace mapping uid_in→uid_host, for a root caller (idmapped
  * binds and the identity the sandbox enters). Returns an fd or -1. */
 int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host, rf_error **err);
+
+/* confine.c: what the caller prepares (allocating) and the child applies
+ * (not allocating): the Landlock rules mirroring the mounts and the
+ * compiled seccomp filter. */
+int rf_confine_prepare(const rf_plan *plan, rf_native_ctx *ctx, rf_error **err);
+void rf_confine_release(rf_native_ctx *ctx);
+int rf_confine_apply(const rf_native_ctx *ctx, rf_setup_fail *f);
 
 /* sandbox.c: the setup sequence; never returns. */
 _Noreturn void rf_sandbox_child(rf_native_ctx *ctx);

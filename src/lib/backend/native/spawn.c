@@ -6,6 +6,8 @@
 #include "proc/proc.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/strv.h"
+#include "limits/cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,10 +50,46 @@ static int clone_error(int e, rf_error **err)
     return -1;
 }
 
+static bool wants_cgroup(const rf_limits *l)
+{
+    return l->memory_bytes || l->pids || l->cpu > 0;
+}
+
+/* The sandbox's cgroups, only when a limit needs one (creating them costs
+ * about a millisecond), with a keeper that removes them if we are killed. */
+static int make_cgroup(const rf_plan *plan, rf_cgroup **cg, rf_limits_report *how, char ***warnings,
+                       rf_error **err)
+{
+    static bool swept;
+    *cg = NULL;
+    memset(how, 0, sizeof *how);
+    if (!wants_cgroup(&plan->limits))
+        return 0;
+    if (!swept) {
+        rf_cgroup_sweep_stale(RF_CGROUP_STALE_AGE_S);
+        swept = true;
+    }
+    if (rf_cgroup_create(&plan->limits, NULL, cg, how, warnings, err) < 0)
+        return -1;
+    if (rf_cgroup_keeper_start(*cg, err) < 0) {
+        rf_cgroup_destroy(*cg);
+        *cg = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
     if (make_instance_dirs(plan, err) < 0)
         return NULL;
+    rf_cgroup *cg = NULL;
+    rf_limits_report how;
+    char **warnings = NULL;
+    if (make_cgroup(plan, &cg, &how, &warnings, err) < 0) {
+        rf_strv_free(warnings);
+        return NULL;
+    }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
         rf_error_set(err, errno, "socketpair");
@@ -67,27 +105,51 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
             rf_error_set(err, ENOMEM, "spawn");
         close(sv[0]);
         close(sv[1]);
+        rf_cgroup_destroy(cg);
+        rf_strv_free(warnings);
         return NULL;
     }
     rf_native_ctx ctx = { .plan = plan, .sock = sv[1], .userns_fd = userns_fd, .src_fds = src_fds,
-                          .stdio = { -1, -1, -1 } };
+                          .stdio = { -1, -1, -1 }, .how = how };
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
+    if (rf_confine_prepare(plan, &ctx, err) < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        if (userns_fd >= 0)
+            close(userns_fd);
+        rf_cgroup_destroy(cg);
+        rf_strv_free(warnings);
+        return NULL;
+    }
 
     int pidfd = -1;
     uint64_t flags = (uint64_t)plan->clone_flags | CLONE_PIDFD;
     if (plan->caller_is_root)
         flags &= ~(uint64_t)CLONE_NEWUSER; /* entered later, see sandbox.c */
     struct clone_args args = { .flags = flags, .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
+    if (cg) {
+        /* Born in the v2 cgroup; the cgroup namespace is made by the child
+         * once it sits in every hierarchy's cgroup (see sandbox.c). */
+        ctx.late_cgroupns = (flags & CLONE_NEWCGROUP) != 0;
+        args.flags &= ~(uint64_t)CLONE_NEWCGROUP;
+        if (rf_cgroup_v2_dir_fd(cg) >= 0) {
+            args.flags |= CLONE_INTO_CGROUP;
+            args.cgroup = (uint64_t)rf_cgroup_v2_dir_fd(cg);
+        }
+    }
     pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
     if (pid == 0)
         rf_sandbox_child(&ctx);
     int e = errno;
+    rf_confine_release(&ctx);
     close(sv[1]);
     if (userns_fd >= 0)
         close(userns_fd);
     if (pid < 0) {
         close(sv[0]);
+        rf_cgroup_destroy(cg);
+        rf_strv_free(warnings);
         clone_error(e, err);
         return NULL;
     }
@@ -95,7 +157,17 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     if (!proc) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
+        rf_cgroup_destroy(cg);
+        rf_strv_free(warnings);
         rf_error_set(err, ENOMEM, "spawn");
+        return NULL;
+    }
+    proc->cgroup = cg;
+    proc->how = how;
+    proc->warnings = warnings;
+    /* v1 hierarchies: entered while the child still waits for "go". */
+    if (cg && rf_cgroup_attach(cg, pid, err) < 0) {
+        rf_proc_free(proc);
         return NULL;
     }
     if (!plan->caller_is_root &&

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The layers after the namespaces: Landlock rules that mirror the mounts
+ * (so an over-broad mount still cannot be written), then the seccomp
+ * filter. Everything that allocates happens in the caller before clone;
+ * the child only applies. */
+#include "backend/native/sandbox.h"
+#include "landlock/landlock.h"
+#include "seccomp/seccomp.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rf_confine_prepare(const rf_plan *plan, rf_native_ctx *ctx, rf_error **err)
+{
+    rf_landlock_rule *rules = calloc(plan->n_rules + 1, sizeof(*rules));
+    if (!rules)
+        return rf_error_set(err, ENOMEM, "landlock rules");
+    for (size_t i = 0; i < plan->n_rules; i++)
+        rules[i] = (rf_landlock_rule){ .path = plan->rules[i].path, .write = plan->rules[i].write };
+    ctx->landlock_rules = rules;
+    ctx->n_landlock_rules = plan->n_rules;
+
+    rf_seccomp_request req = { .profile = plan->seccomp, .deny = plan->seccomp_deny, .allow = plan->seccomp_allow };
+    void *bpf = NULL;
+    size_t len = 0;
+    if (rf_seccomp_compile(&req, &bpf, &len, err) < 0) {
+        rf_confine_release(ctx);
+        return -1;
+    }
+    ctx->seccomp_bpf = bpf;
+    ctx->seccomp_len = len;
+    return 0;
+}
+
+void rf_confine_release(rf_native_ctx *ctx)
+{
+    free((void *)ctx->landlock_rules);
+    free((void *)ctx->seccomp_bpf);
+    ctx->landlock_rules = NULL;
+    ctx->seccomp_bpf = NULL;
+}
+
+int rf_confine_apply(const rf_native_ctx *c, rf_setup_fail *f)
+{
+    rf_landlock_request req = {
+        .rules = c->landlock_rules,
+        .n_rules = c->n_landlock_rules,
+        .scope_ipc = true, /* ABI 6+: no abstract sockets or signals out */
+        .mode = c->plan->landlock,
+    };
+    int rc = rf_landlock_apply(&req, NULL, NULL);
+    if (rc < 0) {
+        errno = -rc;
+        return rf_fail(f, "landlock", c->plan->landlock == RF_LANDLOCK_REQUIRED ? "landlock: required" : NULL);
+    }
+    /* seccomp last: it forbids calls the steps before it need. */
+    if (c->seccomp_bpf && (rc = rf_seccomp_apply_bpf(c->seccomp_bpf, c->seccomp_len, NULL)) < 0) {
+        errno = -rc;
+        return rf_fail(f, "seccomp", NULL);
+    }
+    return 0;
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The doctor report as JSON (docs/doctor.md has the fields) and as text. */
+#include "doctor/doctor.h"
+#include "util/cleanup.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *long_or_null(long v)
+{
+    return v < 0 ? json_null() : json_integer(v);
+}
+
+static json_t *errno_or_null(int e)
+{
+    return e ? str_or_null(strerrorname_np(e)) : json_null();
+}
+
+static json_t *strv_json(char *const *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; v && v[i]; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+static json_t *words_json(const char *s)
+{
+    json_t *a = json_array();
+    _cleanup_free_ char *copy = s ? strdup(s) : NULL;
+    char *save = NULL;
+    for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save))
+        json_array_append_new(a, json_string(w));
+    return a;
+}
+
+static const char *landlock_status(int abi)
+{
+    return abi >= 1 ? "enabled" : abi < 0 ? "disabled at boot" : "unavailable";
+}
+
+static json_t *userns_json(const rf_doctor_report *r)
+{
+    bool ok = r->userns.reached == RF_DOCTOR_USERNS_OK;
+    const char *step = ok ? NULL : rf_doctor_userns_step_name(r->userns.reached);
+    json_t *sysctl = json_pack("{s:o, s:o, s:o}", "kernel.unprivileged_userns_clone",
+                               long_or_null(r->userns.unprivileged_userns_clone), "user.max_user_namespaces",
+                               long_or_null(r->userns.max_user_namespaces),
+                               "kernel.apparmor_restrict_unprivileged_userns",
+                               long_or_null(r->userns.apparmor_restrict));
+    return json_pack("{s:b, s:o, s:o, s:o, s:o}", "usable", ok, "failed_step", str_or_null(step), "error",
+                     ok ? json_null() : errno_or_null(r->userns.errnum), "sysctl", sysctl, "reasons",
+                     strv_json(r->userns.reasons));
+}
+
+static json_t *seccomp_json(const rf_doctor_report *r)
+{
+    return json_pack("{s:b, s:o, s:s, s:{s:i, s:i}}", "usable", r->seccomp.works, "error",
+                     r->seccomp.works ? json_null() : errno_or_null(r->seccomp.errnum), "libseccomp",
+                     r->seccomp.libseccomp, "this_process", "mode", r->seccomp.mode_now, "filters",
+                     r->seccomp.filters_now);
+}
+
+static json_t *cgroup_json(const rf_doctor_report *r)
+{
+    json_t *error = r->cgroup.delegated ? json_null() : errno_or_null(r->cgroup.errnum);
+    return json_pack("{s:s, s:o, s:o, s:b, s:o, s:o}", "version", r->cgroup.version, "v2_mount",
+                     str_or_null(r->cgroup.v2_mount), "own", str_or_null(r->cgroup.own), "delegated",
+                     r->cgroup.delegated, "error", error, "controllers", words_json(r->cgroup.controllers));
+}
+
+static json_t *report_json(const rf_doctor_report *r)
+{
+    json_t *backends = json_object();
+    for (int i = 0; i < RF_DOCTOR_N_BACKENDS; i++)
+        json_object_set_new(backends, r->backends[i].name,
+                            json_pack("{s:b, s:o, s:o}", "usable", r->backends[i].usable, "gives",
+                                      strv_json(r->backends[i].gives), "lacks",
+                                      strv_json(r->backends[i].lacks)));
+    json_t *kernel = json_pack("{s:s, s:s, s:s}", "release", r->kernel_release, "version", r->kernel_version,
+                               "machine", r->machine);
+    json_t *landlock = json_pack("{s:i, s:s}", "abi", r->landlock_abi < 0 ? 0 : r->landlock_abi, "status",
+                                 landlock_status(r->landlock_abi));
+    json_t *tools = json_pack("{s:o, s:o, s:o, s:o}", "bwrap", str_or_null(r->tools.bwrap),
+                              "firejail", str_or_null(r->tools.firejail), "podman",
+                              str_or_null(r->tools.podman), "docker", str_or_null(r->tools.docker));
+    /* "o" steals each part, also when json_pack fails. */
+    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:b}", "kernel", kernel, "uid",
+                     (json_int_t)r->uid, "user_namespaces", userns_json(r), "landlock", landlock, "seccomp",
+                     seccomp_json(r), "cgroup", cgroup_json(r), "tools", tools, "backends", backends,
+                     "default_backend", "native", "ok", r->backends[0].usable);
+}
+
+RF_EXPORT char *rf_doctor_to_json(const rf_doctor_report *r)
+{
+    json_t *j = report_json(r);
+    if (!j)
+        return NULL;
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    return s;
+}
+
+static void line(FILE *f, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(FILE *f, const char *label, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(f, "%-16s ", label);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+    va_end(ap);
+}
+
+/* The own cgroup below the v2 mount, "" for the root cgroup. */
+static const char *own_suffix(const rf_doctor_report *r)
+{
+    return r->cgroup.own && strcmp(r->cgroup.own, "/") ? r->cgroup.own : "";
+}
+
+static void text_host(FILE *f, const rf_doctor_report *r)
+{
+    line(f, "kernel", "%s (%s)", r->kernel_release, r->machine);
+    if (r->userns.reached == RF_DOCTOR_USERNS_OK)
+        line(f, "user namespaces", "yes (probed as uid %u: namespaces, mounts, /proc)", (unsigned)r->uid);
+    else {
+        line(f, "user namespaces", "no: %s: %s", rf_doctor_userns_step_name(r->userns.reached),
+             strerror(r->userns.errnum));
+        for (size_t i = 0; r->userns.reasons && r->userns.reasons[i]; i++)
+            line(f, "", "- %s", r->userns.reasons[i]);
+    }
+    if (r->landlock_abi >= 1)
+        line(f, "landlock", "yes, ABI %d", r->landlock_abi);
+    else
+        line(f, "landlock", "no: %s", landlock_status(r->landlock_abi));
+    line(f, "seccomp", "%s (libseccomp %s)%s", r->seccomp.works ? "yes" : "no", r->seccomp.libseccomp,
+         r->seccomp.mode_now == 2 ? "; this process is already filtered" : "");
+    if (!r->cgroup.v2_mount)
+        line(f, "cgroups", "%s (no cgroup v2 hierarchy)", r->cgroup.version);
+    else if (r->cgroup.delegated)
+        line(f, "cgroups", "%s; own cgroup %s%s is delegated (a child cgroup can be made)",
+             r->cgroup.version, r->cgroup.v2_mount, own_suffix(r));
+    else
+        line(f, "cgroups", "%s; own cgroup %s%s is not delegated: %s", r->cgroup.version,
+             r->cgroup.v2_mount, own_suffix(r), strerror(r->cgroup.errnum));
+    if (r->cgroup.v2_mount)
+        line(f, "", "controllers: %s",
+             r->cgroup.controllers && *r->cgroup.controllers ? r->cgroup.controllers : "none");
+    const char *names[] = { "bwrap", "firejail", "podman", "docker" };
+    const char *paths[] = { r->tools.bwrap, r->tools.firejail, r->tools.podman, r->tools.docker };
+    for (int i = 0; i < 4; i++)
+        line(f, i == 0 ? "tools" : "", "%-9s %s", names[i], paths[i] ? paths[i] : "not found");
+}
+
+RF_EXPORT char *rf_doctor_to_text(const rf_doctor_report *r)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f)
+        return NULL;
+    text_host(f, r);
+    fputc('\n', f);
+    for (int i = 0; i < RF_DOCTOR_N_BACKENDS; i++) {
+        const rf_doctor_backend *b = &r->backends[i];
+        fprintf(f, "backend %-8s %s\n", b->name, b->usable ? "usable" : "NOT usable");
+        for (size_t k = 0; b->gives && b->gives[k]; k++)
+            fprintf(f, "  + %s\n", b->gives[k]);
+        for (size_t k = 0; b->lacks && b->lacks[k]; k++)
+            fprintf(f, "  - %s\n", b->lacks[k]);
+    }
+    fprintf(f, "\n%s\n", r->backends[0].usable ? "The default backend (native) works here."
+                                                : "The default backend (native) does not work here.");
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* ringfence doctor: run the probes, then judge per backend what it can
+ * enforce on this host. */
+#include "doctor/doctor.h"
+#include "landlock/landlock.h"
+#include "util/error.h"
+#include "util/strv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct judge {
+    rf_doctor_backend *b;
+    int failed;
+} judge;
+
+static void give(judge *j, bool cond, const char *yes, const char *no)
+{
+    const char *s = cond ? yes : no;
+    if (s && rf_strv_push(cond ? &j->b->gives : &j->b->lacks, s) < 0)
+        j->failed = -1;
+}
+
+/* "what (ABI n)" when Landlock is there, else `no`. */
+static void give_abi(judge *j, int abi, const char *what, const char *no)
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s (ABI %d)", what, abi);
+    give(j, abi >= 1, buf, no);
+}
+
+/* What every backend does in the process it starts. */
+static void common(judge *j, const rf_doctor_report *r)
+{
+    give(j, true, "clean environment, redirected HOME/TMPDIR/XDG_*", NULL);
+    give(j, true, "new session, inherited descriptors closed", NULL);
+    give(j, true, "timeout and process-tree kill", NULL);
+    give(j, r->seccomp.works, "seccomp filter (default profile)", "seccomp filter: not available");
+}
+
+static bool has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; p && (p = strstr(p, word)); p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+            return true;
+    return false;
+}
+
+/* Limits need a child cgroup we may create and the controller for each. */
+static void cgroup_limits(judge *j, const rf_doctor_report *r)
+{
+    static const char *const want[] = { "memory", "pids", "cpu" };
+    if (!r->cgroup.delegated) {
+        give(j, false, NULL, "cgroup limits: no writable cgroup v2 subtree, rlimits only");
+        return;
+    }
+    char have[64] = "", miss[64] = "";
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char *dst = has_word(r->cgroup.controllers, want[i]) ? have : miss;
+        size_t len = strlen(dst);
+        snprintf(dst + len, 64 - len, "%s%s", *dst ? ", " : "", want[i]);
+    }
+    char buf[160];
+    snprintf(buf, sizeof buf, "cgroup limits: %s", have);
+    give(j, *have, buf, NULL);
+    snprintf(buf, sizeof buf, "cgroup limits for %s: controller not in the v2 hierarchy, rlimits instead",
+             miss);
+    give(j, !*miss, NULL, buf);
+}
+
+static void judge_native(judge *j, const rf_doctor_report *r)
+{
+    bool ns = r->userns.reached == RF_DOCTOR_USERNS_OK;
+    j->b->usable = ns;
+    give(j, ns, "user, mount, pid, network, ipc, uts and cgroup namespaces",
+         "namespaces: user namespaces are not usable here (see user_namespaces)");
+    if (ns) {
+        give(j, true, "private root with pivot_root: workspace rw, system ro, nothing else", NULL);
+        give(j, true, "fresh /proc, minimal /dev, private /tmp", NULL);
+        give(j, true, "no network: own network namespace with loopback", NULL);
+        give(j, true, "all capabilities dropped, no_new_privs", NULL);
+    }
+    common(j, r);
+    give_abi(j, r->landlock_abi, "Landlock rules mirroring the mounts",
+             "Landlock: not available (the mounts alone confine files)");
+    cgroup_limits(j, r);
+}
+
+static void judge_landlock(judge *j, const rf_doctor_report *r)
+{
+    int abi = r->landlock_abi;
+    j->b->usable = abi >= 1 && r->seccomp.works;
+    give_abi(j, abi, "Landlock filesystem rules from the plan",
+             "Landlock: not available, so this backend cannot run");
+    give(j, abi >= 4, "network: none as Landlock TCP bind/connect rules (ABI 4+)",
+         "network: none cannot be enforced (needs Landlock ABI 4)");
+    give(j, abi >= 6, "abstract unix sockets and signals scoped to the sandbox (ABI 6+)",
+         "no scoping of abstract unix sockets and signals (needs Landlock ABI 6)");
+    give(j, true, "no_new_privs, subreaper", NULL);
+    common(j, r);
+    give(j, false, NULL, "host processes stay visible (no pid namespace)");
+    give(j, false, NULL, "/tmp is not private (no mount namespace)");
+    give(j, false, NULL, "UDP and other non-TCP traffic are not filtered");
+}
+
+static void judge_none(judge *j, const rf_doctor_report *r)
+{
+    j->b->usable = true;
+    common(j, r);
+    give(j, true, "resource limits (cgroup when delegated, else rlimits)", NULL);
+    give(j, false, NULL, "no filesystem, process or network isolation");
+}
+
+int rf_doctor_judge_backends(rf_doctor_report *r)
+{
+    static const char *const names[RF_DOCTOR_N_BACKENDS] = { "native", "landlock", "none" };
+    void (*const fns[RF_DOCTOR_N_BACKENDS])(judge *, const rf_doctor_report *) = {
+        judge_native, judge_landlock, judge_none,
+    };
+    int failed = 0;
+    for (int i = 0; i < RF_DOCTOR_N_BACKENDS; i++) {
+        r->backends[i].name = names[i];
+        judge j = { &r->backends[i], 0 };
+        fns[i](&j, r);
+        failed |= j.failed;
+    }
+    return failed;
+}
+
+RF_EXPORT rf_doctor_report *rf_doctor_probe(rf_error **err)
+{
+    rf_doctor_report *r = calloc(1, sizeof *r);
+    if (!r) {
+        rf_error_set(err, ENOMEM, "doctor");
+        return NULL;
+    }
+    r->uid = geteuid();
+    rf_doctor_probe_kernel(r);
+    rf_doctor_probe_seccomp(r); /* first: the userns explanation uses it */
+    rf_doctor_probe_userns(r);
+    r->landlock_abi = rf_landlock_abi();
+    rf_doctor_probe_cgroup(r);
+    rf_doctor_probe_tools(r);
+    if (rf_doctor_judge_backends(r) < 0) {
+        rf_doctor_free(r);
+        rf_error_set(err, ENOMEM, "doctor");
+        return NULL;
+    }
+    return r;
+}
+
+RF_EXPORT void rf_doctor_free(rf_doctor_report *r)
+{
+    if (!r)
+        return;
+    rf_strv_free(r->userns.reasons);
+    free(r->cgroup.v2_mount);
+    free(r->cgroup.own);
+    free(r->cgroup.controllers);
+    free(r->tools.bwrap);
+    free(r->tools.firejail);
+    free(r->tools.podman);
+    free(r->tools.docker);
+    for (int i = 0; i < RF_DOCTOR_N_BACKENDS; i++) {
+        rf_strv_free(r->backends[i].gives);
+        rf_strv_free(r->backends[i].lacks);
+    }
+    free(r);
+}
+
+RF_EXPORT bool rf_doctor_backend_usable(const rf_doctor_report *r, const char *name)
+{
+    for (int i = 0; r && name && i < RF_DOCTOR_N_BACKENDS; i++)
+        if (r->backends[i].name && !strcmp(r->backends[i].name, name))
+            return r->backends[i].usable;
+    return false;
+}

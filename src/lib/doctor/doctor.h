@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* ringfence doctor: what this host supports, probed by trying it (a child
+ * that builds the namespaces the native backend needs, a child under the
+ * default seccomp filter), plus the settings that explain a failure. The
+ * public side is the opaque rf_doctor_report of ringfence.h. */
+#pragma once
+#include "ringfence.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* How far the user-namespace probe got. */
+typedef enum {
+    RF_DOCTOR_USERNS_UNSHARE,    /* unshare(CLONE_NEWUSER) */
+    RF_DOCTOR_USERNS_MAP,        /* write uid_map / gid_map */
+    RF_DOCTOR_USERNS_NAMESPACES, /* mount, pid, net, ipc, uts, cgroup namespaces */
+    RF_DOCTOR_USERNS_MOUNT,      /* mount a tmpfs inside */
+    RF_DOCTOR_USERNS_PROC,       /* mount a fresh /proc inside */
+    RF_DOCTOR_USERNS_OK,
+} rf_doctor_userns_step;
+
+typedef struct rf_doctor_backend {
+    const char *name;
+    bool usable;
+    char **gives;   /* protections it applies here (strv) */
+    char **lacks;   /* what it cannot do here (strv) */
+} rf_doctor_backend;
+
+#define RF_DOCTOR_N_BACKENDS 3
+
+struct rf_doctor_report {
+    char kernel_release[65], kernel_version[65], machine[65];
+    uid_t uid;
+
+    struct {
+        rf_doctor_userns_step reached; /* RF_DOCTOR_USERNS_OK when all worked */
+        int errnum;                    /* of the failed step */
+        long unprivileged_userns_clone;/* sysctls, -1 when absent */
+        long max_user_namespaces;
+        long apparmor_restrict;
+        char **reasons;                /* likely causes of a failure (strv) */
+    } userns;
+
+    int landlock_abi; /* rf_landlock_abi() */
+
+    struct {
+        bool works;       /* a child under the default filter got ENOSYS from clone3 */
+        int errnum;       /* why not */
+        int mode_now;     /* Seccomp: of this process (0 none, 1 strict, 2 filter) */
+        int filters_now;  /* Seccomp_filters: of this process, -1 unknown */
+        char libseccomp[32];
+    } seccomp;
+
+    struct {
+        const char *version; /* "v2", "hybrid", "v1", "none" */
+        char *v2_mount;      /* where cgroup2 is mounted, or NULL */
+        char *own;           /* this process's v2 cgroup path, or NULL */
+        bool delegated;      /* a child cgroup could be created below own */
+        int errnum;          /* why not */
+        char *controllers;   /* own cgroup.controllers, or NULL */
+    } cgroup;
+
+    struct {
+        char *bwrap, *firejail, *podman, *docker; /* full paths or NULL */
+    } tools;
+
+    rf_doctor_backend backends[RF_DOCTOR_N_BACKENDS]; /* native, landlock, none */
+};
+
+const char *rf_doctor_userns_step_name(rf_doctor_userns_step step);
+
+/* The probes (doctor-host.c, doctor-userns.c). Each fills its part. */
+void rf_doctor_probe_kernel(rf_doctor_report *r);
+void rf_doctor_probe_userns(rf_doctor_report *r);
+void rf_doctor_probe_seccomp(rf_doctor_report *r);
+void rf_doctor_probe_cgroup(rf_doctor_report *r);
+void rf_doctor_probe_tools(rf_doctor_report *r);
+/* Backends from the probes above (doctor.c). Returns -1 on ENOMEM. */
+int rf_doctor_judge_backends(rf_doctor_report *r);

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# ringfence exec without --check: the guard, then /bin/sh -c in the sandbox,
+# in the workspace, with the exec tool's timeout.
+. "$(dirname "$0")/../lib.sh"
+
+expect_exit 0 "an allowed command runs" rf exec -- 'echo hello; echo made > made.txt'
+[ "$OUT" = hello ] && pass "its stdout passes through" || fail "its stdout passes through ($OUT)"
+[ "$(cat "$WS/made.txt" 2>/dev/null)" = made ] && pass "it wrote into the workspace" || fail "it wrote into the workspace"
+expect_exit 3 "the command's exit status" rf exec -- 'exit 3'
+mkdir -p "$WS/sub"
+out=$(cd "$WS/sub" && rf exec --workspace "$WS" -- pwd)
+[ "$out" = "$WS" ] && pass "it runs in the workspace root" || fail "it runs in the workspace root ($out)"
+out=$(rf exec --chdir "$WS/sub" -- pwd)
+[ "$out" = "$WS/sub" ] && pass "--chdir moves it" || fail "--chdir moves it ($out)"
+
+expect_exit 126 "a dangerous command is blocked" rf exec -- 'rm -rf /'
+contains "the seed's message" "$ERR" "Command blocked by safety guard (dangerous pattern detected)"
+contains "the pattern that matched" "$ERR" 'pattern: \brm\s+-[rf]{1,2}\b'
+[ -z "$OUT" ] && pass "a blocked command prints nothing on stdout" || fail "a blocked command prints nothing on stdout"
+expect_exit 126 "a path outside the workspace is blocked" rf exec -- "cat $SCRATCH/secret"
+contains "the seed's path message" "$ERR" "Command blocked by safety guard (path outside working dir)"
+touch "$WS/marker"
+expect_exit 126 "obfuscated rm is blocked" rf exec -- "r''m -fr marker"
+[ -e "$WS/marker" ] && pass "and nothing ran" || fail "and nothing ran"
+expect_exit 0 "--allow exempts a command" rf exec --allow '^rm -rf build$' -- 'rm -rf build'
+expect_exit 0 "--no-deny-patterns turns the patterns off" rf exec --no-deny-patterns -- 'rm -rf build'
+
+# What gets past the guard still meets the sandbox.
+echo secret > "$SCRATCH/secret"
+expect_exit 1 "the sandbox still confines what passes the guard" rf exec --no-restrict -- "cat $SCRATCH/secret"
+lacks "the secret did not come back" "$OUT" "secret"
+
+expect_exit 124 "--timeout ends it" rf exec --timeout 0.5 -- 'sleep 20'
+printf '{"tools": {"exec": {"timeout": 1}}}\n' > "$SCRATCH/t.json"
+expect_exit 124 "tools.exec.timeout from a config file applies" rf exec --config "$SCRATCH/t.json" -- 'sleep 20'
+expect_exit 125 "no command" rf exec
+expect_exit 0 "--help" rf exec --help
+contains "--help says the guard is a seatbelt" "$OUT" "seatbelt"

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Lifecycle: nothing the command starts outlives the sandbox, whether the
+# command ends, the timeout fires, or ringfence itself is SIGKILLed.
+# Each leftover would be found by the token in its command line.
+. "$(dirname "$0")/common.bash"
+at_exit "kill_token_procs '$TOKEN'"
+
+size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+
+# still_growing FILE: did FILE grow over one second? (The writers append
+# every 0.1 s, so a live writer always grows it.)
+stopped_growing() {
+    local a b
+    a=$(size "$1")
+    sleep 1
+    b=$(size "$1")
+    [ "$a" = "$b" ]
+}
+
+# ── The command ends: its background children end with it ──
+expect_exit 0 "a command that leaves a background child behind exits" \
+    rf run -- bash -c "(exec -a $TOKEN-orphan sleep 300) &
+        for i in \$(seq 100); do pgrep -f ^$TOKEN-orphan && exit; sleep 0.05; done; exit 1"
+check "control: the background child was running when the command ended" test -n "$OUT"
+check "the orphaned background child is gone when the command ends" \
+    wait_until 5 no_token_procs "^$TOKEN-orphan"
+
+# ── --timeout stops a setsid'd writer ──
+out="$WS/out"
+expect_exit 124 "--timeout 1 ends a command that would sleep 100 s" \
+    rf run --timeout 1 -- sh -c "setsid sh -c 'while :; do : $TOKEN-w; echo x >>$out; sleep 0.1; done' & sleep 100"
+check "control: the setsid'd writer did write" test "$(size "$out")" -gt 0
+check "no process of the timed-out tree remains" wait_until 5 no_token_procs "$TOKEN-w"
+check "the writer's file stops growing after the timeout" stopped_growing "$out"
+
+# ── --timeout stops a double-forked child that ignores SIGTERM ──
+expect_exit 124 "--timeout 1 --kill-grace 1 ends a tree with a SIGTERM-ignoring grandchild" \
+    rf run --timeout 1 --kill-grace 1 -- bash -c \
+    "( (trap '' TERM; echo started >$WS/started; exec -a $TOKEN-dbl sleep 300) & ); sleep 100"
+check "control: the double-forked child had started" test -s "$WS/started"
+check "the SIGTERM-ignoring double-forked child is gone" wait_until 5 no_token_procs "^$TOKEN-dbl"
+
+# ── SIGKILL of ringfence kills the sandbox ──
+marker="$WS/marker"
+"$RINGFENCE" run -- bash -c \
+    "(exec -a $TOKEN-k sleep 300) & while :; do : $TOKEN-k; echo x >>$marker; sleep 0.1; done" \
+    </dev/null >/dev/null 2>&1 &
+rfpid=$!
+if wait_until 10 test -s "$marker" && wait_until 10 pgrep -f -- "^$TOKEN-k" >/dev/null; then
+    pass "control: the sandbox runs, writes its marker and has a background sleep"
+    kill -9 "$rfpid"
+    wait "$rfpid" 2>/dev/null
+    check "after SIGKILL of ringfence, no process of the sandbox remains" wait_until 5 no_token_procs "$TOKEN-k"
+    check "the marker file stops growing" stopped_growing "$marker"
+else
+    fail "control: the sandbox runs, writes its marker and has a background sleep"
+    kill -9 "$rfpid" 2>/dev/null
+fi
