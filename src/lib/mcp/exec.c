@@ -146,15 +146,7 @@ static json_t *guard_command(rf_mcp_server *s, const char *command)
 
 static rf_plan *exec_plan(rf_mcp_server *s, const char *command, double timeout, rf_error **err)
 {
-    /* A shallow copy: the same policy with this call's timeout, running in
-     * the workspace (unless --chdir said otherwise). rf_plan_build only reads. */
-    rf_policy p = *s->policy;
-    p.limits.timeout_s = timeout;
-    if (!p.chdir)
-        p.chdir = p.workspace;
-    char sh[] = "/bin/sh", dash_c[] = "-c";
-    char *argv[] = { sh, dash_c, (char *)command, NULL };
-    rf_plan *plan = rf_plan_build(&p, argv, err);
+    rf_plan *plan = rf_plan_build_shell(s->policy, command, timeout, err);
     /* The same warnings every call: say them once. */
     if (plan && !__atomic_exchange_n(&s->warned_plan, true, __ATOMIC_RELAXED)) {
         char *const *w = rf_plan_warnings(plan);

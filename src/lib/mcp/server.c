@@ -367,12 +367,8 @@ RF_EXPORT rf_mcp_server *rf_mcp_server_new(const rf_policy *policy, const rf_mcp
         return NULL;
     }
     s->policy = policy;
-    /* exec runs in the workspace unless --chdir said otherwise: the guard
-     * judges relative paths from there too. */
-    rf_policy at_ws = *policy;
-    if (!at_ws.chdir)
-        at_ws.chdir = at_ws.workspace;
-    s->guard = rf_guard_new_for_policy(&at_ws, err);
+    /* The guard judges paths from where exec's commands start. */
+    s->guard = rf_guard_new_for_shell(policy, err);
     if (s->guard)
         s->fs = rf_fs_open_for_policy(policy, err);
     if (!s->guard || !s->fs) {
