@@ -134,6 +134,39 @@ test('exec: calls run concurrently', async () => {
   assert.equal(r.structuredContent.stdout, 'slow\n');
 });
 
+test('exec: many calls at once all come back right (no spawn deadlock under threads)', async () => {
+  const lane = async (k) => {
+    for (let i = 0; i < 6; i++) {
+      const r = await call('exec', { command: `echo lane${k}-${i}`, timeout_seconds: 20 });
+      assert.equal(r.structuredContent.stdout, `lane${k}-${i}\n`, JSON.stringify(r));
+    }
+  };
+  await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(lane));
+});
+
+test('--max-calls: a call over the cap is a tool error, and the slot frees when one ends', async () => {
+  const ws2 = scratchDir('cap');
+  const c = await connect(RINGFENCE, ['mcp', '--workspace', ws2, '--max-calls', '1']);
+  try {
+    const held = c.client.callTool({ name: 'exec',
+      arguments: { command: 'while [ ! -e go ]; do sleep 0.05; done; echo held', timeout_seconds: 20 } });
+    // The first call holds the only slot from the moment it is accepted.
+    await until(async () => {
+      const r = await c.client.callTool({ name: 'read_file', arguments: { path: 'nothing' } });
+      return /too many tool calls/.test(text(r));
+    });
+    const r = await c.client.callTool({ name: 'exec', arguments: { command: 'echo second' } });
+    assert.equal(r.isError, true);
+    assert.match(text(r), /too many tool calls running at once \(limit 1\)/);
+    writeFileSync(join(ws2, 'go'), '');
+    assert.equal((await held).structuredContent.stdout, 'held\n');
+    const after = await c.client.callTool({ name: 'exec', arguments: { command: 'echo third' } });
+    assert.equal(after.structuredContent.stdout, 'third\n');
+  } finally {
+    await c.client.close();
+  }
+});
+
 test('write_file, read_file with offset and limit, append_file, edit_file', async () => {
   let r = await call('write_file', { path: 'notes/a.txt', content: 'one\ntwo\nthree\n' });
   assert.equal(r.isError, false, text(r));
