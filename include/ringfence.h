@@ -133,7 +133,8 @@ RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
  * enforced by an approximate rlimit because no cgroup was writable, ...).
  * Owned by proc; NULL-terminated. */
 RF_EXPORT char *const *rf_proc_warnings(const rf_proc *proc);
-/* Host pid of the sandbox's init (pid 1 inside). */
+/* Host pid of the sandbox's init (pid 1 inside with the native backend; a
+ * child subreaper on the host with the landlock and none backends). */
 RF_EXPORT pid_t rf_proc_pid(const rf_proc *proc);
 /* Wait until the sandbox ends (enforcing the plan's timeout); fill *out.
  * Returns 0, or < 0 if waiting itself failed. */
@@ -355,6 +356,15 @@ RF_EXPORT rf_guard *rf_guard_new_for_shell(const rf_policy *policy, rf_error **e
 RF_EXPORT int rf_guard_check(const rf_guard *g, const char *command, rf_guard_verdict *out, rf_error **err);
 RF_EXPORT void rf_guard_verdict_clear(rf_guard_verdict *v);
 RF_EXPORT void rf_guard_free(rf_guard *g);
+
+/* ── Backends ──────────────────────────────────────────────────────── */
+/* The backend a plan runs on: "native", "landlock" or "none" (auto and the
+ * backends not built yet are resolved by rf_plan_build; see docs/backends.md).
+ * The string is static. */
+RF_EXPORT const char *rf_plan_backend(const rf_plan *plan);
+/* What that backend does not enforce on this host (the plan's "cannot"
+ * list; empty for native); NULL-terminated, owned by plan. */
+RF_EXPORT char *const *rf_plan_cannot(const rf_plan *plan);
 
 /* ── MCP ───────────────────────────────────────────────────────────────── */
 /* A Model Context Protocol server (JSON-RPC 2.0, one message per line) that

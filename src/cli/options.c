@@ -45,7 +45,9 @@ static const struct rf_option {
     { "memory", required_argument, OPT_MEMORY, "SIZE", "memory limit, e.g. 256M or 1G" },
     { "pids", required_argument, OPT_PIDS, "N", "limit on processes and threads" },
     { "cpu", required_argument, OPT_CPU, "FRACTION", "CPU limit in CPUs, e.g. 0.25 for a quarter of one" },
-    { "backend", required_argument, OPT_BACKEND, "NAME", "sandbox backend: native (default)" },
+    { "backend", required_argument, OPT_BACKEND, "NAME",
+      "native (default), landlock (no namespaces: Landlock, seccomp, a subreaper; needs --accept-weaker), "
+      "auto (native if it works here, else landlock) or none (no sandbox)" },
     { "landlock", required_argument, OPT_LANDLOCK, "MODE", "best-effort (default), required or off" },
     { "seccomp", required_argument, OPT_SECCOMP, "PROFILE", "default, strict or off" },
     { "accept-weaker", no_argument, OPT_ACCEPT_WEAKER, NULL,

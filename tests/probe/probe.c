@@ -3,6 +3,9 @@
  * one crossing per call and reports the outcome. Exit 0 and "ok" when the
  * action SUCCEEDED (the boundary did not hold), exit 1 and "denied: <errno
  * name>" when it failed, exit 2 on bad usage. Tests assert on both.
+ * Actions: read, write PATH; connect-tcp, udp-send HOST PORT; connect-unix
+ * PATH; connect-abstract NAME; ipc shm|msg KEY; tiocsti; unshare-user;
+ * mount-tmpfs DIR; setuid-root; status; fd N; kill PID; sethostname NAME.
  * `rf-probe syscall NAME` tries one syscall the seccomp profiles filter
  * (probe-syscall.c; `rf-probe syscall list` names them all). */
 #include <errno.h>
@@ -95,6 +98,30 @@ static int do_connect_abstract(const char *name)
         n = sizeof sa.sun_path - 2;
     memcpy(sa.sun_path + 1, name, n); /* sun_path[0] = 0: abstract */
     return probe_result(connect(s, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)));
+}
+
+static int do_udp_send(const char *host, const char *port)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return probe_result(-1);
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)) };
+    inet_pton(AF_INET, host, &sa.sin_addr);
+    return probe_result(sendto(s, "probe", 5, 0, (struct sockaddr *)&sa, sizeof sa));
+}
+
+static int do_connect_unix(const char *path)
+{
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return probe_result(-1);
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof sa.sun_path) {
+        errno = ENAMETOOLONG;
+        return probe_result(-1);
+    }
+    strcpy(sa.sun_path, path);
+    return probe_result(connect(s, (struct sockaddr *)&sa, sizeof sa));
 }
 
 static int do_ipc_get(const char *kind, const char *key)
@@ -542,6 +569,8 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(a, "write")) return do_write(x);
     if (!strcmp(a, "connect-tcp")) return do_connect_tcp(x, y);
     if (!strcmp(a, "connect-abstract")) return do_connect_abstract(x);
+    if (!strcmp(a, "connect-unix")) return do_connect_unix(x);
+    if (!strcmp(a, "udp-send")) return do_udp_send(x, y);
     if (!strcmp(a, "ipc")) return do_ipc_get(x, y);
     if (!strcmp(a, "tiocsti")) return do_tiocsti();
     if (!strcmp(a, "unshare-user")) return do_unshare_user();

@@ -27,12 +27,14 @@ int main(void)
 {
     rf_doctor_report r = { 0 };
     r.userns.reached = RF_DOCTOR_USERNS_OK;
+    r.native_probe_ok = true;
     r.landlock_abi = 7;
     r.seccomp.works = true;
     r.cgroup.delegated = true;
     r.cgroup.controllers = (char[]){ "cpuset cpu io memory pids" };
     ok(rf_doctor_judge_backends(&r) == 0, "judge");
     ok(rf_doctor_backend_usable(&r, "native"), "all there: native usable");
+    is_str(r.auto_backend, "native", "all there: auto picks native");
     ok(rf_doctor_backend_usable(&r, "landlock"), "all there: landlock usable");
     ok(rf_doctor_backend_usable(&r, "none"), "none is always usable");
     ok(!rf_doctor_backend_usable(&r, "bwrap"), "an unknown backend name is not usable");
@@ -51,7 +53,8 @@ int main(void)
     rf_doctor_judge_backends(&r);
     ok(!rf_doctor_backend_usable(&r, "native"), "/proc refused: native not usable");
     ok(rf_doctor_backend_usable(&r, "landlock"), "ABI 3: landlock usable");
-    ok(lists(r.backends[1].lacks, "network: none cannot be enforced"), "ABI 3: no TCP rules, said");
+    is_str(r.auto_backend, "landlock", "/proc refused: auto picks landlock");
+    ok(lists(r.backends[1].lacks, "TCP is not checked by Landlock"), "ABI 3: no TCP rules, said");
     ok(lists(r.backends[1].lacks, "scoping"), "ABI 3: no scoping, said");
     ok(lists(r.backends[0].lacks, "cgroup limits for pids, cpu"), "missing controllers named");
     clear(&r);
@@ -62,7 +65,9 @@ int main(void)
     r.seccomp.works = false;
     rf_doctor_judge_backends(&r);
     ok(!rf_doctor_backend_usable(&r, "landlock"), "Landlock disabled: landlock backend not usable");
-    ok(lists(r.backends[2].lacks, "seccomp filter: not available"), "no seccomp: said for none");
+    ok(lists(r.backends[1].lacks, "seccomp filter: not available"), "no seccomp: said for landlock");
+    ok(lists(r.backends[2].lacks, "no seccomp filter"), "none: no seccomp, said");
+    ok(r.auto_backend == NULL, "nothing usable: auto picks nothing");
     ok(lists(r.backends[0].lacks, "rlimits only"), "no delegation: rlimits only");
     clear(&r);
 

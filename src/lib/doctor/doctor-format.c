@@ -93,10 +93,11 @@ static json_t *report_json(const rf_doctor_report *r)
                               "firejail", str_or_null(r->tools.firejail), "podman",
                               str_or_null(r->tools.podman), "docker", str_or_null(r->tools.docker));
     /* "o" steals each part, also when json_pack fails. */
-    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:b}", "kernel", kernel, "uid",
+    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b}", "kernel", kernel, "uid",
                      (json_int_t)r->uid, "user_namespaces", userns_json(r), "landlock", landlock, "seccomp",
                      seccomp_json(r), "cgroup", cgroup_json(r), "tools", tools, "backends", backends,
-                     "default_backend", "native", "ok", r->backends[0].usable);
+                     "default_backend", "native", "auto_backend", str_or_null(r->auto_backend), "ok",
+                     r->backends[0].usable);
 }
 
 RF_EXPORT char *rf_doctor_to_json(const rf_doctor_report *r)
@@ -179,6 +180,10 @@ RF_EXPORT char *rf_doctor_to_text(const rf_doctor_report *r)
     }
     fprintf(f, "\n%s\n", r->backends[0].usable ? "The default backend (native) works here."
                                                 : "The default backend (native) does not work here.");
+    if (r->auto_backend)
+        fprintf(f, "--backend auto picks %s here.\n", r->auto_backend);
+    else
+        fprintf(f, "--backend auto finds no sandbox backend here; --backend none runs without one.\n");
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

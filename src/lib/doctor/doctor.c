@@ -2,6 +2,8 @@
 /* ringfence doctor: run the probes, then judge per backend what it can
  * enforce on this host. */
 #include "doctor/doctor.h"
+#include "backend/backend.h"
+#include "plan/plan.h"
 #include "landlock/landlock.h"
 #include "util/error.h"
 #include "util/strv.h"
@@ -75,9 +77,15 @@ static void cgroup_limits(judge *j, const rf_doctor_report *r)
 static void judge_native(judge *j, const rf_doctor_report *r)
 {
     bool ns = r->userns.reached == RF_DOCTOR_USERNS_OK;
-    j->b->usable = ns;
+    /* The verdict is the probe --backend auto runs, so the two agree. */
+    j->b->usable = r->native_probe_ok;
     give(j, ns, "user, mount, pid, network, ipc, uts and cgroup namespaces",
          "namespaces: user namespaces are not usable here (see user_namespaces)");
+    if (!r->native_probe_ok && r->native_probe[0]) {
+        char buf[300];
+        snprintf(buf, sizeof buf, "the start-up probe failed: %s", r->native_probe);
+        give(j, false, NULL, buf);
+    }
     if (ns) {
         give(j, true, "private root with pivot_root: workspace rw, system ro, nothing else", NULL);
         give(j, true, "fresh /proc, minimal /dev, private /tmp", NULL);
@@ -93,26 +101,34 @@ static void judge_native(judge *j, const rf_doctor_report *r)
 static void judge_landlock(judge *j, const rf_doctor_report *r)
 {
     int abi = r->landlock_abi;
-    j->b->usable = abi >= 1 && r->seccomp.works;
-    give_abi(j, abi, "Landlock filesystem rules from the plan",
+    j->b->usable = abi >= 1;
+    give_abi(j, abi, "Landlock filesystem rules from the plan, on host paths",
              "Landlock: not available, so this backend cannot run");
+    give(j, abi >= 3, "truncation checked (ABI 3+)", "truncate(2) is not checked (needs Landlock ABI 3)");
     give(j, abi >= 4, "network: none as Landlock TCP bind/connect rules (ABI 4+)",
-         "network: none cannot be enforced (needs Landlock ABI 4)");
+         "network: none: TCP is not checked by Landlock (needs ABI 4)");
+    give(j, r->seccomp.works, "network: none also as a seccomp rule against IP sockets (UDP, raw)",
+         "network: none: UDP and other non-TCP traffic pass (no seccomp here)");
     give(j, abi >= 6, "abstract unix sockets and signals scoped to the sandbox (ABI 6+)",
          "no scoping of abstract unix sockets and signals (needs Landlock ABI 6)");
-    give(j, true, "no_new_privs, subreaper", NULL);
+    give(j, true, "no_new_privs, capabilities dropped, root callers switched to map_root_to", NULL);
     common(j, r);
-    give(j, false, NULL, "host processes stay visible (no pid namespace)");
-    give(j, false, NULL, "/tmp is not private (no mount namespace)");
-    give(j, false, NULL, "UDP and other non-TCP traffic are not filtered");
+    size_t n;
+    const char *const *cannot = rf_plan_landlock_cannot(&n);
+    for (size_t i = 0; i < n; i++)
+        give(j, false, NULL, cannot[i]);
+    give(j, false, NULL, "the default policy (private /tmp) runs only with --accept-weaker");
 }
 
 static void judge_none(judge *j, const rf_doctor_report *r)
 {
+    (void)r;
     j->b->usable = true;
-    common(j, r);
-    give(j, true, "resource limits (cgroup when delegated, else rlimits)", NULL);
+    give(j, true, "clean environment, redirected HOME/TMPDIR/XDG_*", NULL);
+    give(j, true, "new session, inherited descriptors closed", NULL);
+    give(j, true, "timeout and process-tree kill (child subreaper)", NULL);
     give(j, false, NULL, "no filesystem, process or network isolation");
+    give(j, false, NULL, "no Landlock, no seccomp filter, no_new_privs not set");
 }
 
 int rf_doctor_judge_backends(rf_doctor_report *r)
@@ -128,6 +144,7 @@ int rf_doctor_judge_backends(rf_doctor_report *r)
         fns[i](&j, r);
         failed |= j.failed;
     }
+    r->auto_backend = r->backends[0].usable ? "native" : r->backends[1].usable ? "landlock" : NULL;
     return failed;
 }
 
@@ -142,6 +159,7 @@ RF_EXPORT rf_doctor_report *rf_doctor_probe(rf_error **err)
     rf_doctor_probe_kernel(r);
     rf_doctor_probe_seccomp(r); /* first: the userns explanation uses it */
     rf_doctor_probe_userns(r);
+    r->native_probe_ok = rf_backend_probe_native(r->native_probe, sizeof r->native_probe);
     r->landlock_abi = rf_landlock_abi();
     rf_doctor_probe_cgroup(r);
     rf_doctor_probe_tools(r);

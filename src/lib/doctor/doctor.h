@@ -65,6 +65,12 @@ struct rf_doctor_report {
     } tools;
 
     rf_doctor_backend backends[RF_DOCTOR_N_BACKENDS]; /* native, landlock, none */
+
+    /* The probe `--backend auto` runs (backend/probe.c): the native verdict
+     * is its result, so doctor and auto always agree. */
+    bool native_probe_ok;
+    char native_probe[256];
+    const char *auto_backend; /* what --backend auto picks here, NULL: nothing works */
 };
 
 const char *rf_doctor_userns_step_name(rf_doctor_userns_step step);

@@ -27,9 +27,16 @@ static void set_identity(rf_plan *plan, const rf_policy *policy)
     plan->uid_inside = plan->uid_host = getuid();
     plan->gid_inside = plan->gid_host = getgid();
     plan->caller_is_root = plan->uid_host == 0;
-    if (plan->caller_is_root) {
+    if (plan->caller_is_root && plan->backend != RF_BACKEND_NONE) {
         plan->uid_host = policy->map_root_to;
         plan->gid_host = (gid_t)policy->map_root_to;
+    }
+    /* Without a user namespace there is no uid 0 "inside" that is not host
+     * root: the command itself becomes the unprivileged id. */
+    if (plan->caller_is_root && plan->backend == RF_BACKEND_LANDLOCK) {
+        plan->uid_inside = plan->uid_host;
+        plan->gid_inside = plan->gid_host;
+        plan->drop_ids = true;
     }
 }
 
@@ -134,16 +141,18 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
 {
     if (check_argv(argv, err) < 0)
         return NULL;
-    if (policy->backend != RF_BACKEND_NATIVE) {
-        rf_error_set(err, 0, "backend %d is not available in this build", (int)policy->backend);
-        return NULL;
-    }
     rf_plan *plan = calloc(1, sizeof(*plan));
     if (!plan) {
         rf_error_set(err, ENOMEM, "plan");
         return NULL;
     }
-    plan->backend = policy->backend;
+    plan->warnings = rf_strv_copy(policy->warnings);
+    if (!plan->warnings) {
+        rf_error_set(err, ENOMEM, "plan");
+        goto fail;
+    }
+    if (rf_plan_choose_backend(plan, policy, err) < 0)
+        goto fail;
     plan->network = policy->network;
     plan->limits = policy->limits;
     plan->landlock = policy->landlock;
@@ -152,18 +161,22 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
     plan->instance_root = strdup(policy->instance_root);
     plan->seccomp_deny = rf_strv_copy(policy->seccomp_deny);
     plan->seccomp_allow = rf_strv_copy(policy->seccomp_allow);
-    plan->warnings = rf_strv_copy(policy->warnings);
     set_identity(plan, policy);
-    set_namespaces(plan);
+    if (plan->backend == RF_BACKEND_NATIVE)
+        set_namespaces(plan);
     if (!plan->argv || !plan->instance_root || !plan->seccomp_deny || !plan->seccomp_allow || !plan->warnings) {
         rf_error_set(err, ENOMEM, "plan");
         goto fail;
     }
     if (rf_plan_add_system_mounts(plan, err) < 0 || add_user_mounts(plan, policy, err) < 0 ||
         add_protected(plan, policy, err) < 0 || set_cwd(plan, policy, err) < 0 ||
-        rf_plan_build_env(plan, policy, err) < 0 || rf_plan_resolve_exec(plan, policy, err) < 0 ||
-        add_rules(plan, err) < 0)
+        rf_plan_build_env(plan, policy, err) < 0 || rf_plan_resolve_exec(plan, policy, err) < 0)
         goto fail;
+    if (plan->backend == RF_BACKEND_NATIVE ? add_rules(plan, err) < 0 : rf_plan_host_finish(plan, policy, err) < 0) {
+        if (policy->backend == RF_BACKEND_AUTO && plan->backend_reason)
+            rf_error_prefix(err, "backend %s", plan->backend_reason); /* why this backend at all */
+        goto fail;
+    }
     return plan;
 fail:
     rf_plan_free(plan);
@@ -205,6 +218,8 @@ RF_EXPORT void rf_plan_free(rf_plan *plan)
     rf_strv_free(plan->seccomp_deny);
     rf_strv_free(plan->seccomp_allow);
     rf_strv_free(plan->warnings);
+    rf_strv_free(plan->cannot);
+    free(plan->backend_reason);
     free(plan->exec_path);
     free(plan->cwd);
     free(plan->instance_root);

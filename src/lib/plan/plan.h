@@ -73,6 +73,14 @@ struct rf_plan {
     char **seccomp_deny;
     char **seccomp_allow;
     char **warnings;
+
+    /* Backend choice and what it cannot do (plan_host.c). */
+    char *backend_reason; /* why this backend (auto, a compat mapping), or NULL */
+    char **cannot;        /* what this backend does not enforce here (strv) */
+    bool drop_ids;        /* no user namespace: the command switches to
+                             uid_host/gid_host with setresuid (root caller) */
+    bool restrict_tcp;    /* Landlock denies every TCP bind and connect */
+    bool seccomp_deny_inet; /* the filter denies AF_INET/AF_INET6 sockets */
 };
 
 /* Default PATH inside the sandbox. */
@@ -90,6 +98,15 @@ bool rf_plan_path_visible(const rf_plan *plan, const char *path, bool *writable)
 
 /* plan_env.c: the clean environment and the instance directories. */
 int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err);
+
+/* plan_host.c: pick the backend (auto, and the runner types whose backend
+ * is not built yet); then, for the landlock and none backends, the rules on
+ * host paths, what the backend cannot do, and the refusal of a policy it
+ * cannot honour unless the user accepted the weaker mode (accept_weaker). */
+int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **err);
+int rf_plan_host_finish(rf_plan *plan, const rf_policy *policy, rf_error **err);
+/* What the landlock backend cannot do on any host (also `ringfence doctor`). */
+const char *const *rf_plan_landlock_cannot(size_t *n);
 
 /* plan_exec.c: find the executable as the sandbox will. */
 int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err);

@@ -76,9 +76,16 @@ static json_t *identity_json(const rf_plan *plan)
     json_t *o = json_pack("{s:I, s:I, s:I, s:I}", "uid", (json_int_t)plan->uid_inside, "gid",
                           (json_int_t)plan->gid_inside, "host_uid", (json_int_t)plan->uid_host,
                           "host_gid", (json_int_t)plan->gid_host);
-    if (plan->caller_is_root)
-        json_object_set_new(o, "note",
-                            json_string("caller is root: mapped to an unprivileged host id, never host root"));
+    const char *note = NULL;
+    if (plan->caller_is_root && plan->backend == RF_BACKEND_NONE)
+        note = "caller is root and backend none: the command runs as host root";
+    else if (plan->drop_ids)
+        note = "caller is root: the command switches to an unprivileged host id (setresuid, no "
+               "supplementary groups), never host root";
+    else if (plan->caller_is_root)
+        note = "caller is root: mapped to an unprivileged host id, never host root";
+    if (note)
+        json_object_set_new(o, "note", json_string(note));
     return o;
 }
 
@@ -115,26 +122,38 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     static const char *const landlock[] = { "best-effort", "required", "off" };
     static const char *const seccomp[] = { "default", "strict", "off" };
     json_t *o = json_object();
+    bool native = plan->backend == RF_BACKEND_NATIVE;
     json_object_set_new(o, "backend", json_string(rf_backend_name(plan->backend)));
+    json_object_set_new(o, "backend_reason", plan->backend_reason ? json_string(plan->backend_reason) : json_null());
+    json_object_set_new(o, "cannot", strv_json(plan->cannot));
     json_object_set_new(o, "namespaces", namespaces_json(plan));
     json_object_set_new(o, "network", json_string(plan->network == RF_NET_HOST ? "host" : "none"));
-    json_object_set_new(o, "hostname", json_string(plan->hostname));
+    json_object_set_new(o, "hostname", plan->hostname ? json_string(plan->hostname) : json_null());
     json_object_set_new(o, "identity", identity_json(plan));
     json_object_set_new(o, "argv", strv_json(plan->argv));
     json_object_set_new(o, "exec", json_string(plan->exec_path));
     json_object_set_new(o, "cwd", json_string(plan->cwd));
     json_object_set_new(o, "env", strv_json(plan->env));
-    json_object_set_new(o, "mounts", mounts_json(plan));
+    /* Only the native backend mounts anything; the others use the same
+     * list as the visibility model behind their Landlock rules. */
+    json_object_set_new(o, "mounts", native ? mounts_json(plan) : json_array());
     json_object_set_new(o, "instance_root", json_string(plan->instance_root));
     json_object_set_new(o, "limits", limits_json(plan));
     /* The ABI this kernel offers; the rights are stripped to it at start. */
-    json_object_set_new(o, "landlock", json_pack("{s:s, s:i, s:o}", "mode", landlock[plan->landlock], "abi",
-                                                 rf_landlock_abi() > 0 ? rf_landlock_abi() : 0, "rules",
-                                                 rules_json(plan)));
-    json_object_set_new(o, "seccomp", json_pack("{s:s, s:o, s:o}", "profile", seccomp[plan->seccomp], "deny",
+    int abi = rf_landlock_abi() > 0 ? rf_landlock_abi() : 0;
+    bool ll = plan->landlock != RF_LANDLOCK_OFF && abi > 0;
+    json_object_set_new(o, "landlock", json_pack("{s:s, s:i, s:o, s:b, s:b}", "mode", landlock[plan->landlock],
+                                                 "abi", abi, "rules", rules_json(plan), "tcp_denied",
+                                                 ll && plan->restrict_tcp && abi >= 4, "ipc_scoped",
+                                                 ll && abi >= 6));
+    json_object_set_new(o, "seccomp", json_pack("{s:s, s:o, s:o, s:b}", "profile", seccomp[plan->seccomp], "deny",
                                                 strv_json(plan->seccomp_deny), "allow",
-                                                strv_json(plan->seccomp_allow)));
+                                                strv_json(plan->seccomp_allow), "deny_inet_sockets",
+                                                plan->seccomp_deny_inet));
     json_object_set_new(o, "session", json_string("new (setsid): no access to the caller's terminal"));
+    if (!native)
+        json_object_set_new(o, "tree_kill", json_string("a child subreaper (PR_SET_CHILD_SUBREAPER) "
+                                                        "kills every descendant"));
     json_object_set_new(o, "warnings", strv_json(plan->warnings));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
@@ -155,4 +174,15 @@ RF_EXPORT int rf_plan_probe_limits(rf_plan *plan, rf_error **err)
         return -1;
     plan->limits_probed = true;
     return 0;
+}
+
+RF_EXPORT const char *rf_plan_backend(const rf_plan *plan)
+{
+    return rf_backend_name(plan->backend);
+}
+
+RF_EXPORT char *const *rf_plan_cannot(const rf_plan *plan)
+{
+    static char *const empty[] = { NULL };
+    return plan->cannot ? plan->cannot : empty;
 }

@@ -68,6 +68,9 @@ RF_EXPORT int rf_proc_kill(rf_proc *p, int sig)
 {
     if (sig == SIGKILL)
         p->killed = true;
+    if (sig == SIGKILL && p->tree_via_init && !p->reaped && p->sock >= 0 &&
+        rf_msg_send(p->sock, RF_MSG_KILL, 0, NULL, NULL) == 0)
+        return 0;
     return send_signal(p, sig);
 }
 
@@ -180,7 +183,10 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
     if (!p)
         return;
     if (!p->reaped) {
-        send_signal(p, SIGKILL);
+        /* Through init when it must kill the tree itself: it also does so
+         * on seeing the channel close. */
+        if (!p->tree_via_init || p->sock < 0 || rf_msg_send(p->sock, RF_MSG_KILL, 0, NULL, NULL) < 0)
+            send_signal(p, SIGKILL);
         while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
             ;
     }

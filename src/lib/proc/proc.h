@@ -30,6 +30,9 @@ struct rf_proc {
     struct rf_cgroup *cgroup;  /* NULL when no limit needs one */
     rf_limits_report how;      /* what enforces each limit */
     char **warnings;
+    bool tree_via_init; /* no pid namespace (landlock, none): killing init
+                           alone would orphan the tree, so SIGKILL is a
+                           message to init, which kills every descendant */
 };
 
 rf_proc *rf_proc_new(pid_t pid, int pidfd, int sock, const rf_limits *limits);

@@ -145,6 +145,16 @@ static int build_ctx(const rf_seccomp_request *req, scmp_filter_ctx ctx, rf_erro
         if (r < 0)
             return rf_error_set(err, -r, "seccomp: rule for %s", rules[i].name);
     }
+    /* Without a network namespace, `network: none` means no IP socket at all:
+     * Landlock covers TCP only, this covers UDP, raw and ICMP sockets too.
+     * The kernel reads the family as 32 bits: compare only those. */
+    static const int inet[] = { AF_INET, AF_INET6 };
+    for (size_t i = 0; req->deny_inet && i < RF_ARRAY_SIZE(inet); i++) {
+        r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                             SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffU, (scmp_datum_t)inet[i]));
+        if (r < 0)
+            return rf_error_set(err, -r, "seccomp: rule for IP sockets");
+    }
     for (size_t i = 0; req->deny && req->deny[i]; i++) {
         bool seen = false;
         for (size_t j = 0; j < i; j++)
@@ -229,7 +239,7 @@ int rf_seccomp_compile(const rf_seccomp_request *req, void **bpf, size_t *len, r
     if (rf_seccomp_check_names(req->deny, "seccomp.deny", err) < 0 ||
         rf_seccomp_check_names(req->allow, "seccomp.allow", err) < 0)
         return -1;
-    if (req->profile == RF_SECCOMP_OFF && !has_names(req->deny)) {
+    if (req->profile == RF_SECCOMP_OFF && !has_names(req->deny) && !req->deny_inet) {
         *bpf = NULL;
         *len = 0;
         return 0;
@@ -309,7 +319,9 @@ int rf_seccomp_describe(const rf_seccomp_request *req, char ***ret, rf_error **e
             r = push_line(&v, rules[i].name, rf_seccomp_rule_condition(&rules[i]), rules[i].errnum);
     for (size_t i = 0; r == 0 && req->deny && req->deny[i]; i++)
         r = push_line(&v, req->deny[i], "", EPERM);
-    if (r == 0 && (req->profile != RF_SECCOMP_OFF || has_names(req->deny)))
+    if (r == 0 && req->deny_inet)
+        r = push_line(&v, "socket", " (family AF_INET, AF_INET6)", EAFNOSUPPORT);
+    if (r == 0 && (req->profile != RF_SECCOMP_OFF || has_names(req->deny) || req->deny_inet))
         r = rf_strv_push(&v, "other architectures' syscalls (i386, x32): killed");
     if (r < 0) {
         rf_strv_free(v);

@@ -13,6 +13,7 @@
 #pragma once
 #include "policy/policy.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Limits on the policy's lists. */
@@ -23,6 +24,8 @@ typedef struct rf_seccomp_request {
     rf_seccomp_profile profile;
     char *const *deny;  /* NULL-terminated syscall names, or NULL */
     char *const *allow; /* NULL-terminated syscall names, or NULL */
+    bool deny_inet;     /* socket(AF_INET/AF_INET6) → EAFNOSUPPORT: network none
+                           without a network namespace (landlock backend) */
 } rf_seccomp_request;
 
 /* Build the filter as a classic BPF program (an array of struct sock_filter)

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* pid 1 of the sandbox. It reaps every orphan (a pid namespace's init
- * inherits them), forwards the usual termination signals to the command,
- * stops the whole tree when the caller asks, and exits with the command's
- * status. When it exits, the kernel kills every process left in the
- * namespace: that is what ends double-forked and setsid'd children. */
+/* The sandbox's init. It reaps every orphan, forwards the usual
+ * termination signals to the command, stops the whole tree when the caller
+ * asks, and exits with the command's status.
+ *
+ * Native backend (ops == NULL): init is pid 1 of a pid namespace. When it
+ * exits, the kernel kills every process left in the namespace: that is what
+ * ends double-forked and setsid'd children.
+ * Landlock and none backends (ops set): init is a child subreaper on the
+ * host; it finds and kills the tree itself (backend/reaper.c) before it
+ * exits, and also when the caller goes away. */
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
 
@@ -15,6 +20,14 @@
 #include <unistd.h>
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+
+typedef struct init_state {
+    pid_t command;
+    int sock;
+    const rf_init_ops *ops;
+    int status;
+    bool done;
+} init_state;
 
 static bool reap(pid_t command, int *status)
 {
@@ -32,52 +45,87 @@ static bool reap(pid_t command, int *status)
     return done;
 }
 
-static void handle_signal(int sfd, pid_t command, int *status, bool *done)
+/* Stop everything but init: the caller asked, or it is gone. */
+static void signal_all(init_state *s, int sig)
+{
+    if (!s->ops)
+        kill(-1, sig); /* every process in the namespace but us */
+    else if (sig == SIGKILL)
+        s->ops->kill_all(s->command, &s->status, &s->done);
+    else
+        s->ops->signal_all(s->done ? 0 : s->command, sig);
+}
+
+static _Noreturn void caller_gone(init_state *s)
+{
+    if (s->ops)
+        signal_all(s, SIGKILL);
+    _exit(RF_EXIT_FAILURE);
+}
+
+static void handle_signal(init_state *s, int sfd)
 {
     struct signalfd_siginfo si;
     while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD) {
-            if (reap(command, status))
-                *done = true;
+            if (reap(s->command, &s->status))
+                s->done = true;
+            continue;
+        }
+        /* The parent-death signal, or anyone's: only a new parent counts. */
+        if (s->ops && sig == s->ops->parent_death_signal) {
+            if (getppid() != s->ops->caller)
+                caller_gone(s);
             continue;
         }
         for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-            if (sig == forwarded[i] && !*done)
-                kill(command, sig);
+            if (sig == forwarded[i] && !s->done)
+                kill(s->command, sig);
     }
 }
 
-_Noreturn void rf_init_run(pid_t command, int sock)
+static void handle_message(init_state *s)
 {
+    struct rf_msg m;
+    int r = rf_msg_recv(s->sock, &m);
+    if (r <= 0)
+        caller_gone(s);
+    if (m.type == RF_MSG_TERMINATE)
+        signal_all(s, SIGTERM);
+    else if (m.type == RF_MSG_KILL)
+        signal_all(s, SIGKILL);
+}
+
+_Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops)
+{
+    init_state s = { .command = command, .sock = sock, .ops = ops };
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);
     for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
         sigaddset(&mask, forwarded[i]);
+    if (ops)
+        sigaddset(&mask, ops->parent_death_signal);
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-    int status = 0;
-    bool done = sfd < 0; /* without a signalfd, fall back to a plain wait */
-    if (done)
-        while (waitpid(command, &status, 0) < 0 && errno == EINTR)
+    s.done = sfd < 0; /* without a signalfd, fall back to a plain wait */
+    if (s.done)
+        while (waitpid(command, &s.status, 0) < 0 && errno == EINTR)
             ;
-    while (!done) {
+    while (!s.done) {
         struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = sock, .events = POLLIN } };
         if (poll(p, sock >= 0 ? 2 : 1, -1) < 0)
             continue;
         if (p[0].revents & POLLIN)
-            handle_signal(sfd, command, &status, &done);
-        if (sock >= 0 && (p[1].revents & (POLLIN | POLLHUP))) {
-            struct rf_msg m;
-            int r = rf_msg_recv(sock, &m);
-            if (r == 1 && m.type == RF_MSG_TERMINATE)
-                kill(-1, SIGTERM); /* every process in the namespace but us */
-            else if (r <= 0)
-                _exit(RF_EXIT_FAILURE); /* the caller is gone */
-        }
+            handle_signal(&s, sfd);
+        if (sock >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
+            handle_message(&s);
     }
-    rf_msg_send_status(sock, status);
-    if (WIFEXITED(status))
-        _exit(WEXITSTATUS(status));
-    _exit(RF_EXIT_SIGNAL_BASE + WTERMSIG(status));
+    /* What the command left running dies with it, as in a pid namespace. */
+    if (ops)
+        signal_all(&s, SIGKILL);
+    rf_msg_send_status(sock, s.status);
+    if (WIFEXITED(s.status))
+        _exit(WEXITSTATUS(s.status));
+    _exit(RF_EXIT_SIGNAL_BASE + WTERMSIG(s.status));
 }

@@ -3,7 +3,8 @@
  * Child → caller: a setup failure as {step, errno, detail}, an exec
  * failure, and at the end the command's wait status (so the caller can
  * tell "exited 130" from "killed by SIGINT"). Caller → child: "go" once
- * the id maps are written, and "terminate" to stop the whole tree. */
+ * the id maps are written, "terminate" to stop the whole tree, and "kill"
+ * to end it at once (landlock and none backends). */
 #pragma once
 #include <stddef.h>
 
@@ -13,6 +14,8 @@ enum rf_msg_type {
     RF_MSG_SETUP_ERROR,     /* child → caller: a setup step failed */
     RF_MSG_EXEC_ERROR,      /* command → caller: execve failed */
     RF_MSG_EXIT,            /* init → caller: the command's wait status */
+    RF_MSG_KILL,            /* caller → init: SIGKILL the whole tree (subreaper
+                               backends, where killing init alone would not) */
 };
 
 struct rf_msg {

@@ -219,5 +219,5 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     if (cmd == 0)
         exec_command(c, &oldmask);
-    rf_init_run(cmd, c->sock);
+    rf_init_run(cmd, c->sock, NULL);
 }

@@ -63,9 +63,17 @@ int rf_confine_apply(const rf_native_ctx *ctx, rf_setup_fail *f);
 /* sandbox.c: the setup sequence; never returns. */
 _Noreturn void rf_sandbox_child(rf_native_ctx *ctx);
 
-/* init.c: pid 1 of the sandbox; reaps, forwards signals, reports and exits
- * with the command's status. Never returns. */
-_Noreturn void rf_init_run(pid_t command, int sock);
+/* init.c: the sandbox's init; reaps, forwards signals, reports and exits
+ * with the command's status. Never returns. ops NULL: pid 1 of the native
+ * backend's pid namespace. Otherwise a child subreaper on the host (landlock
+ * and none backends), which ends the tree itself through these: */
+typedef struct rf_init_ops {
+    int (*signal_all)(pid_t command, int sig);            /* backend/reaper.h */
+    void (*kill_all)(pid_t command, int *status, bool *done);
+    pid_t caller;             /* init's parent at start */
+    int parent_death_signal;  /* set with PR_SET_PDEATHSIG: checked against caller */
+} rf_init_ops;
+_Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops);
 
 /* spawn.c */
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The caller's half of the native backend: prepare what the child needs,
  * clone3 into the namespaces, write the id maps, say "go". */
+#include "backend/backend.h"
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
 #include "proc/proc.h"
@@ -22,23 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The instance directories are the only thing ringfence creates on the
- * host. A symlink planted in their place is refused, not followed. */
-static int make_instance_dirs(const rf_plan *plan, rf_error **err)
-{
-    for (size_t i = 0; plan->instance_dirs && plan->instance_dirs[i]; i++) {
-        const char *dir = plan->instance_dirs[i];
-        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-            return rf_error_set(err, errno, "create instance directory %s", dir),
-                   rf_error_hint_set(err, "set RINGFENCE_HOME to a writable directory");
-        struct stat st;
-        if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-            return rf_error_set(err, ENOTDIR, "instance directory %s", dir),
-                   rf_error_hint_set(err, "remove %s or set RINGFENCE_HOME elsewhere", dir);
-    }
-    return 0;
-}
-
 static int clone_error(int e, rf_error **err)
 {
     rf_error_set(err, e, "cannot create the sandbox's namespaces");
@@ -50,43 +34,14 @@ static int clone_error(int e, rf_error **err)
     return -1;
 }
 
-static bool wants_cgroup(const rf_limits *l)
-{
-    return l->memory_bytes || l->pids || l->cpu > 0;
-}
-
-/* The sandbox's cgroups, only when a limit needs one (creating them costs
- * about a millisecond), with a keeper that removes them if we are killed. */
-static int make_cgroup(const rf_plan *plan, rf_cgroup **cg, rf_limits_report *how, char ***warnings,
-                       rf_error **err)
-{
-    static bool swept;
-    *cg = NULL;
-    memset(how, 0, sizeof *how);
-    if (!wants_cgroup(&plan->limits))
-        return 0;
-    if (!swept) {
-        rf_cgroup_sweep_stale(RF_CGROUP_STALE_AGE_S);
-        swept = true;
-    }
-    if (rf_cgroup_create(&plan->limits, NULL, cg, how, warnings, err) < 0)
-        return -1;
-    if (rf_cgroup_keeper_start(*cg, err) < 0) {
-        rf_cgroup_destroy(*cg);
-        *cg = NULL;
-        return -1;
-    }
-    return 0;
-}
-
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
-    if (make_instance_dirs(plan, err) < 0)
+    if (rf_backend_make_instance_dirs(plan, err) < 0)
         return NULL;
     rf_cgroup *cg = NULL;
     rf_limits_report how;
     char **warnings = NULL;
-    if (make_cgroup(plan, &cg, &how, &warnings, err) < 0) {
+    if (rf_backend_make_cgroup(plan, &cg, &how, &warnings, err) < 0) {
         rf_strv_free(warnings);
         return NULL;
     }

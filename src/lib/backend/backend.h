@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the backends share (internal to libringfence): the choice made by
+ * `--backend auto`, the instance directories every backend creates, and
+ * the entry points rf_spawn() dispatches to. */
+#pragma once
+#include "plan/plan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Can this process build the native backend's sandbox? A short-lived child
+ * tries what fails in practice: a user namespace with its id map, a mount
+ * and a pid namespace, and a fresh /proc (which a container with masked
+ * /proc paths forbids). Nothing is cached: hosts change between runs.
+ * On failure `why` (may be NULL) says which step failed and its errno. */
+bool rf_backend_probe_native(char *why, size_t size);
+
+/* --backend auto: native when the probe above passes, else landlock when
+ * the kernel has Landlock, else an error naming both reasons. *reason gets
+ * a malloc'd sentence for the plan ("auto: ..."). */
+int rf_backend_choose_auto(rf_backend_kind *ret, char **reason, rf_error **err);
+
+/* Create the plan's instance directories (0700). A symlink planted in their
+ * place is refused, not followed. When the command runs under another uid
+ * than the caller (a root caller under the landlock backend), the
+ * runtime-user-env tree is handed to that uid: it is the command's HOME. */
+int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err);
+
+/* The sandbox's cgroups, only when the plan sets a memory, pids or cpu
+ * limit (creating them costs about a millisecond), with a keeper that
+ * removes them if the caller is killed. *cg stays NULL otherwise; *how says
+ * what enforces each limit; approximate ones add to *warnings. */
+struct rf_cgroup;
+int rf_backend_make_cgroup(const rf_plan *plan, struct rf_cgroup **cg, rf_limits_report *how, char ***warnings,
+                           rf_error **err);
+
+/* backend/landlock: the landlock and none backends (no namespaces; a child
+ * subreaper as init). */
+rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);

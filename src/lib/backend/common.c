@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The instance directories: the only thing ringfence creates on the host. */
+#include "backend/backend.h"
+#include "limits/cgroup.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Give one of our directories to the id the command runs as. Opened with
+ * O_NOFOLLOW, changed through the fd: a symlink swapped in is not followed. */
+static int hand_over(const char *dir, uid_t uid, gid_t gid, rf_error **err)
+{
+    _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || fchown(fd, uid, gid) < 0)
+        return rf_error_set(err, errno, "hand instance directory %s to uid %u", dir, (unsigned)uid);
+    return 0;
+}
+
+static int chmod_nofollow(const char *dir, mode_t mode, rf_error **err)
+{
+    _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || fchmod(fd, mode) < 0)
+        return rf_error_set(err, errno, "make instance root %s searchable", dir);
+    return 0;
+}
+
+int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
+{
+    _cleanup_free_ char *user_env = NULL;
+    if (plan->drop_ids && asprintf(&user_env, "%s/runtime-user-env", plan->instance_root) < 0)
+        return rf_error_set(err, ENOMEM, "instance directories");
+    for (size_t i = 0; plan->instance_dirs && plan->instance_dirs[i]; i++) {
+        const char *dir = plan->instance_dirs[i];
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+            return rf_error_set(err, errno, "create instance directory %s", dir),
+                   rf_error_hint_set(err, "set RINGFENCE_HOME to a writable directory");
+        struct stat st;
+        if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+            return rf_error_set(err, ENOTDIR, "instance directory %s", dir),
+                   rf_error_hint_set(err, "remove %s or set RINGFENCE_HOME elsewhere", dir);
+        if (user_env && rf_path_is_beneath(dir, user_env) &&
+            (st.st_uid != plan->uid_host || st.st_gid != plan->gid_host) &&
+            hand_over(dir, plan->uid_host, plan->gid_host, err) < 0)
+            return -1;
+        /* The instance root itself: searchable, not listable, so that id
+         * reaches its HOME; the other instance directories stay 0700. */
+        if (user_env && !strcmp(dir, plan->instance_root) && (st.st_mode & 07777) != 0711 &&
+            chmod_nofollow(dir, 0711, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static bool wants_cgroup(const rf_limits *l)
+{
+    return l->memory_bytes || l->pids || l->cpu > 0;
+}
+
+int rf_backend_make_cgroup(const rf_plan *plan, rf_cgroup **cg, rf_limits_report *how, char ***warnings,
+                           rf_error **err)
+{
+    static bool swept;
+    *cg = NULL;
+    memset(how, 0, sizeof *how);
+    if (!wants_cgroup(&plan->limits))
+        return 0;
+    if (!swept) {
+        rf_cgroup_sweep_stale(RF_CGROUP_STALE_AGE_S);
+        swept = true;
+    }
+    if (rf_cgroup_create(&plan->limits, NULL, cg, how, warnings, err) < 0)
+        return -1;
+    if (rf_cgroup_keeper_start(*cg, err) < 0) {
+        rf_cgroup_destroy(*cg);
+        *cg = NULL;
+        return -1;
+    }
+    return 0;
+}

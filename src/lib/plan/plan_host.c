@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Backends that run the command on the host, without namespaces.
+ *
+ * landlock: the plan's visibility list becomes Landlock rules on host paths
+ * (what native would bind read-only may be read and executed, what it would
+ * bind read-write may be written); `network: none` becomes Landlock TCP
+ * rules plus a seccomp rule against IP sockets; IPC is scoped. What that
+ * cannot give (a private /tmp, remapped paths, read-only holes in the
+ * workspace...) is refused unless the user accepted the weaker sandbox by
+ * name (accept_weaker), and listed in the plan's `cannot` either way.
+ * none: no sandbox at all; the plan and a warning say so.
+ *
+ * Also here: `--backend auto` and the runner types whose backend is not
+ * built yet. */
+#include "plan/plan.h"
+#include "backend/backend.h"
+#include "landlock/landlock.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int pushf(char ***v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int pushf(char ***v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    return n < 0 ? -1 : rf_strv_push_take(v, s);
+}
+
+int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    rf_backend_kind kind = policy->backend;
+    const char *origin = policy->backend_reason ? policy->backend_reason : "the default";
+    int r = 0;
+    switch (kind) {
+    case RF_BACKEND_AUTO:
+        if (rf_backend_choose_auto(&kind, &plan->backend_reason, err) < 0)
+            return -1;
+        if (kind != RF_BACKEND_NATIVE)
+            r = pushf(&plan->warnings, "backend %s", plan->backend_reason);
+        break;
+    case RF_BACKEND_BWRAP:
+    case RF_BACKEND_FIREJAIL:
+    case RF_BACKEND_CONTAINER:
+        /* Never a silent change: native is at least as strict, and says so. */
+        r = asprintf(&plan->backend_reason,
+                     "backend %s (%s) is not built yet: the native backend enforces the same "
+                     "restrictions%s%s%s", rf_backend_name(kind), origin,
+                     kind == RF_BACKEND_CONTAINER && policy->container_image ? "; the container image " : "",
+                     kind == RF_BACKEND_CONTAINER && policy->container_image ? policy->container_image : "",
+                     kind == RF_BACKEND_CONTAINER && policy->container_image
+                         ? " is not used: the command runs on the host's system directories, read-only" : "");
+        if (r >= 0)
+            r = rf_strv_push(&plan->warnings, plan->backend_reason);
+        kind = RF_BACKEND_NATIVE;
+        break;
+    default:
+        if (policy->backend_reason && !(plan->backend_reason = strdup(policy->backend_reason)))
+            r = -1;
+        break;
+    }
+    plan->backend = kind;
+    return r < 0 ? rf_error_set(err, ENOMEM, "plan: backend") : 0;
+}
+
+/* ── rules on host paths ─────────────────────────────────────────────── */
+
+static int push_rule(rf_plan *plan, const char *path, bool write)
+{
+    rf_plan_rule *r = realloc(plan->rules, (plan->n_rules + 1) * sizeof(*r));
+    if (!r)
+        return -1;
+    plan->rules = r;
+    r[plan->n_rules].path = strdup(path);
+    r[plan->n_rules].write = write;
+    if (!r[plan->n_rules].path)
+        return -1;
+    plan->n_rules++;
+    return 0;
+}
+
+/* Landlock only adds rights, it cannot take a subtree back out. So a
+ * directory that holds a masked path (/etc/ssl/private) is replaced by
+ * rules on its entries, every entry but the masked one. */
+static int rule_except(rf_plan *plan, const char *dir, bool write, const char *masked, int depth)
+{
+    if (!strcmp(masked, dir))
+        return 0;
+    if (!rf_path_is_beneath(masked, dir))
+        return push_rule(plan, dir, write);
+    if (depth > 8)
+        return 0; /* absurdly deep: grant nothing rather than too much */
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0; /* unreadable: nothing to grant */
+    struct dirent *e;
+    int r = 0;
+    while (r == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        _cleanup_free_ char *child = rf_path_join(dir, e->d_name);
+        r = child ? rule_except(plan, child, write, masked, depth + 1) : -1;
+    }
+    closedir(d);
+    return r;
+}
+
+static const char *masked_below(const rf_plan *plan, const char *dir)
+{
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        if (m->type == RF_MOUNT_TMPFS && !strcmp(m->why, "masked") && rf_path_is_beneath(m->target, dir))
+            return m->target;
+    }
+    return NULL;
+}
+
+/* What a bind of the native backend becomes: a rule on the host path. */
+static int host_rules(rf_plan *plan, bool accept_tmp, bool accept_remap)
+{
+    size_t n = plan->n_mounts;
+    for (size_t i = 0; i < n; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        int r = 0;
+        if (m->type == RF_MOUNT_BIND) {
+            bool remapped = strcmp(m->source, m->target) != 0 && strcmp(m->why, "etc") != 0;
+            const char *masked = masked_below(plan, m->source);
+            if (remapped && !accept_remap)
+                continue;
+            r = masked ? rule_except(plan, m->source, m->writable, masked, 0)
+                       : push_rule(plan, m->source, m->writable);
+        } else if (m->type == RF_MOUNT_PROC) {
+            r = push_rule(plan, "/proc", false);
+        } else if (m->type == RF_MOUNT_TMPFS && !strcmp(m->why, "tmp") && accept_tmp) {
+            r = push_rule(plan, m->target, true);
+        }
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ── identity of a root caller ───────────────────────────────────────── */
+
+/* May uid/gid (no supplementary groups) use `path` with `want` (a mask of
+ * 1 = x, 2 = w, 4 = r), every parent being searchable? From the mode bits:
+ * ACLs and LSMs may still say no, which the command then reports. */
+static bool mode_allows(const char *path, uid_t uid, gid_t gid, unsigned need)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return false;
+    unsigned bits = st.st_uid == uid ? (st.st_mode >> 6) : st.st_gid == gid ? (st.st_mode >> 3) : st.st_mode;
+    return (bits & need) == need;
+}
+
+static bool usable_as(const char *path, uid_t uid, gid_t gid, unsigned want)
+{
+    char prefix[PATH_MAX];
+    size_t len = strlen(path);
+    if (len == 0 || len >= sizeof prefix || path[0] != '/' || !mode_allows("/", uid, gid, 1))
+        return false;
+    for (size_t i = 1; i <= len; i++) {
+        if (i < len && path[i] != '/')
+            continue;
+        memcpy(prefix, path, i);
+        prefix[i] = '\0';
+        if (!mode_allows(prefix, uid, gid, i == len ? want : 1))
+            return false;
+    }
+    return true;
+}
+
+/* Is `id` inside one of the ranges of a /proc/self/{uid,gid}_map? */
+static bool id_mapped(const char *map, unsigned long id)
+{
+    _cleanup_fclose_ FILE *f = fopen(map, "re");
+    unsigned long inside, outside, count;
+    while (f && fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
+        if (id >= inside && id - inside < count)
+            return true;
+    return false;
+}
+
+/* Inside a user namespace that maps only root (bwrap --unshare-user, some
+ * containers), or one where setgroups is denied, root cannot become the
+ * unprivileged id with no groups: refuse rather than keep root's groups. */
+static int can_switch_ids(const rf_plan *plan, rf_error **err)
+{
+    char deny[16] = "";
+    _cleanup_fclose_ FILE *f = fopen("/proc/self/setgroups", "re");
+    if (f && !fgets(deny, sizeof deny, f))
+        deny[0] = '\0';
+    const char *why = !id_mapped("/proc/self/uid_map", plan->uid_host) ? "that uid is not mapped"
+                      : !id_mapped("/proc/self/gid_map", plan->gid_host) ? "that gid is not mapped"
+                      : !strncmp(deny, "deny", 4) ? "setgroups is denied, so root's groups would stay"
+                                                  : NULL;
+    if (!why)
+        return 0;
+    rf_error_set(err, 0, "backend landlock: a root caller must run the command as uid %u (map_root_to), "
+                         "but cannot here: %s in this user namespace", (unsigned)plan->uid_host, why);
+    return rf_error_hint_set(err, "run ringfence as an ordinary user, pass --map-root-to with a uid mapped "
+                                  "here, or use the native backend");
+}
+
+static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    if (plan->uid_host != 0 && can_switch_ids(plan, err) < 0)
+        return -1;
+    if (plan->uid_host == 0)
+        return rf_error_set(err, 0, "backend landlock: map_root_to is 0, so the command would run as "
+                                    "host root with no user namespace around it"),
+               rf_error_hint_set(err, "set map_root_to (--map-root-to) to an unprivileged uid such as 65534");
+    if (!usable_as(plan->cwd, plan->uid_host, plan->gid_host, 1))
+        return rf_error_set(err, EACCES, "backend landlock: a root caller runs the command as uid %u "
+                                         "(map_root_to), which cannot enter %s",
+                            (unsigned)plan->uid_host, plan->cwd),
+               rf_error_hint_set(err, "run ringfence as the workspace's owner, pass --map-root-to with the "
+                                      "owner's uid, make the path searchable for uid %u, or use --backend native",
+                                 (unsigned)plan->uid_host);
+    if (!usable_as(policy->workspace, plan->uid_host, plan->gid_host, 3) &&
+        pushf(&plan->warnings, "backend landlock: the command runs as uid %u (map_root_to), which cannot "
+                               "write the workspace %s", (unsigned)plan->uid_host, policy->workspace) < 0)
+        return rf_error_set(err, ENOMEM, "plan");
+    /* The instance root and below are made usable at start (common.c);
+     * what lies above it must already be searchable. */
+    _cleanup_free_ char *above = strdup(plan->instance_root);
+    char *slash = above ? strrchr(above, '/') : NULL;
+    if (slash)
+        *(slash == above ? slash + 1 : slash) = '\0';
+    if (above && !usable_as(above, plan->uid_host, plan->gid_host, 1) &&
+        pushf(&plan->warnings, "backend landlock: the command runs as uid %u (map_root_to), which cannot "
+                               "reach its HOME under %s; set RINGFENCE_HOME to a directory it can reach",
+              (unsigned)plan->uid_host, plan->instance_root) < 0)
+        return rf_error_set(err, ENOMEM, "plan");
+    return 0;
+}
+
+/* ── what the landlock backend cannot do ─────────────────────────────── */
+
+typedef struct weaker {
+    char **problems; /* refused unless accept_weaker */
+    bool tmp, remap;
+} weaker;
+
+/* A read-only path inside a writable one: native binds it read-only over
+ * the writable bind; Landlock's rules only add up, so it would be writable. */
+static int ro_inside_rw(const rf_plan *plan, const rf_mount *ro, weaker *w)
+{
+    if (ro->type != RF_MOUNT_BIND || ro->writable)
+        return 0;
+    for (size_t j = 0; j < plan->n_mounts; j++) {
+        const rf_mount *rw = &plan->mounts[j];
+        if (rw->type == RF_MOUNT_BIND && rw->writable && strcmp(rw->source, ro->source) &&
+            rf_path_is_beneath(ro->source, rw->source))
+            return pushf(&w->problems, "%s would be writable, not read-only (it lies inside the "
+                                       "writable %s)", ro->source, rw->source);
+    }
+    return 0;
+}
+
+static int find_problems(const rf_plan *plan, const rf_policy *policy, int abi, weaker *w)
+{
+    int r = pushf(&w->problems, "/tmp would be the host's /tmp, not a private one (no mount namespace)");
+    w->tmp = true;
+    for (size_t i = 0; r == 0 && i < policy->n_exposes; i++) {
+        const rf_expose *e = &policy->exposes[i];
+        if (strcmp(e->source, e->target) != 0) {
+            w->remap = true;
+            r = pushf(&w->problems, "expose %s:%s cannot be remapped: the command would see it at %s",
+                      e->source, e->target, e->source);
+        }
+    }
+    for (size_t i = 0; r == 0 && i < plan->n_mounts; i++)
+        r = ro_inside_rw(plan, &plan->mounts[i], w);
+    for (size_t i = 0; r == 0 && i < plan->n_mounts; i++)
+        if (!strcmp(plan->mounts[i].why, "protected"))
+            r = pushf(&w->problems, "protected path %s would be writable (Landlock cannot make a "
+                                    "read-only hole in the writable workspace)", plan->mounts[i].target);
+    if (r == 0 && abi < 3)
+        r = pushf(&w->problems, "your files outside the sandbox could be truncated (truncate(2) is "
+                                "checked from Landlock ABI 3, this kernel has %d)", abi);
+    if (r == 0 && abi < 6)
+        r = pushf(&w->problems, "signals and abstract unix sockets are not scoped (needs Landlock ABI 6, "
+                                "this kernel has %d): the command could signal your other processes", abi);
+    if (r == 0 && plan->network == RF_NET_NONE && plan->seccomp == RF_SECCOMP_OFF)
+        r = pushf(&w->problems, "network: none: %s pass with seccomp off (Landlock %s)",
+                  abi >= 4 ? "UDP and other non-TCP traffic would" : "all traffic would",
+                  abi >= 4 ? "covers TCP only" : "TCP rules need ABI 4");
+    return r;
+}
+
+static const char *const landlock_cannot[] = {
+    "host processes stay visible: /proc is the host's (their memory, environment and descriptors stay "
+    "out of reach: Landlock forbids ptrace of processes outside the sandbox)",
+    "/tmp is not private: no mount namespace",
+    "paths cannot be remapped: an expose is seen at its host path (target != source is refused unless "
+    "accept_weaker)",
+    "no hostname or IPC namespace: the hostname and System V IPC objects are the host's",
+    "no read-only mounts over /proc/sys: Landlock's read-only rule on /proc and the unprivileged uid keep "
+    "it from being written",
+    "no private /dev/pts or /dev/shm: new pseudo-terminals and the host's shared memory are not usable",
+    "unix sockets with a path (e.g. /run/user/UID/bus) can be connected to when file permissions allow: "
+    "Landlock does not check connect()",
+    "names and attributes of files outside the allowed paths can be looked up (stat): Landlock checks "
+    "opening, not path lookup",
+    "read-only paths inside writable ones stay writable (protected paths such as .git/hooks, read-only "
+    "exposes inside the workspace): Landlock rules only add up",
+    "modes, owners, timestamps and extended attributes of your files outside the allowed paths can be "
+    "changed (chmod, utimes, setxattr): Landlock does not check them",
+};
+
+const char *const *rf_plan_landlock_cannot(size_t *n)
+{
+    *n = RF_ARRAY_SIZE(landlock_cannot);
+    return landlock_cannot;
+}
+
+static int list_cannot(rf_plan *plan, int abi)
+{
+    for (size_t i = 0; i < RF_ARRAY_SIZE(landlock_cannot); i++)
+        if (rf_strv_push(&plan->cannot, landlock_cannot[i]) < 0)
+            return -1;
+    if (abi < 4 && plan->network == RF_NET_NONE &&
+        pushf(&plan->cannot, "TCP is not checked by Landlock (needs ABI 4, this kernel has %d)", abi) < 0)
+        return -1;
+    if (abi < 3 && pushf(&plan->cannot, "truncate(2) is not checked (needs Landlock ABI 3, this kernel "
+                                        "has %d)", abi) < 0)
+        return -1;
+    if (abi < 6 && pushf(&plan->cannot, "no scoping of signals and abstract unix sockets (needs "
+                                        "Landlock ABI 6, this kernel has %d)", abi) < 0)
+        return -1;
+    if (plan->network == RF_NET_NONE && plan->seccomp == RF_SECCOMP_OFF &&
+        rf_strv_push(&plan->cannot, "network: none without seccomp: UDP and other non-TCP traffic pass") < 0)
+        return -1;
+    return 0;
+}
+
+static int refuse(const weaker *w, rf_error **err)
+{
+    size_t len = 0;
+    for (size_t i = 0; w->problems[i]; i++)
+        len += strlen(w->problems[i]) + 2;
+    _cleanup_free_ char *all = calloc(1, len + 1);
+    if (!all)
+        return rf_error_set(err, ENOMEM, "plan");
+    for (size_t i = 0; w->problems[i]; i++) {
+        strcat(all, i ? "; " : "");
+        strcat(all, w->problems[i]);
+    }
+    rf_error_set(err, 0, "backend landlock cannot honour this policy: %s", all);
+    return rf_error_hint_set(err, "accept the weaker sandbox by name with --accept-weaker (accept_weaker: "
+                                  "true in the policy), or use --backend native where user namespaces "
+                                  "work (see 'ringfence doctor')");
+}
+
+static int finish_landlock(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    int abi = rf_landlock_abi();
+    if (abi < 1)
+        return rf_error_set(err, 0, "backend landlock: this kernel has no usable Landlock%s",
+                            abi < 0 ? " (built in, but not in the lsm= boot list)" : ""),
+               rf_error_hint_set(err, "use --backend native, or --backend none to run without a sandbox; "
+                                      "'ringfence doctor' shows what this host supports");
+    if (plan->landlock == RF_LANDLOCK_OFF)
+        return rf_error_set(err, 0, "backend landlock with landlock: off: the backend's confinement is Landlock"),
+               rf_error_hint_set(err, "drop --landlock off, or use --backend none to run without a sandbox");
+    if (plan->caller_is_root && root_caller(plan, policy, err) < 0)
+        return -1;
+    weaker w = { 0 };
+    int r = find_problems(plan, policy, abi, &w);
+    if (r == 0 && w.problems && !policy->accept_weaker) {
+        refuse(&w, err);
+        rf_strv_free(w.problems);
+        return -1;
+    }
+    for (size_t i = 0; r == 0 && w.problems && w.problems[i]; i++)
+        r = pushf(&plan->warnings, "backend landlock, weaker sandbox accepted (accept_weaker): %s", w.problems[i]);
+    rf_strv_free(w.problems);
+    plan->restrict_tcp = plan->network == RF_NET_NONE;
+    plan->seccomp_deny_inet = plan->network == RF_NET_NONE && plan->seccomp != RF_SECCOMP_OFF;
+    if (r < 0 || host_rules(plan, w.tmp, w.remap) < 0 || list_cannot(plan, abi) < 0)
+        return rf_error_set(err, ENOMEM, "plan");
+    return 0;
+}
+
+static const char *const none_cannot[] = {
+    "no filesystem isolation: the command may read and write whatever your user may",
+    "no network isolation", "no process isolation: host processes are visible and reachable",
+    "no Landlock, no seccomp filter, no_new_privs not set, capabilities kept",
+};
+
+static int finish_none(rf_plan *plan)
+{
+    plan->landlock = RF_LANDLOCK_OFF;
+    plan->seccomp = RF_SECCOMP_OFF;
+    for (size_t i = 0; i < RF_ARRAY_SIZE(none_cannot); i++)
+        if (rf_strv_push(&plan->cannot, none_cannot[i]) < 0)
+            return -1;
+    if ((plan->seccomp_deny && plan->seccomp_deny[0] &&
+         rf_strv_push(&plan->cannot, "seccomp.deny is not applied") < 0) ||
+        rf_strv_push(&plan->warnings, "backend none: the command runs WITHOUT a sandbox; only the clean "
+                                      "environment, the working directory, the limits, the timeout "
+                                      "and the process-tree kill apply") < 0)
+        return -1;
+    if (plan->caller_is_root && rf_strv_push(&plan->warnings, "backend none: the command runs as host root") < 0)
+        return -1;
+    return 0;
+}
+
+int rf_plan_host_finish(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    plan->clone_flags = 0;
+    plan->hostname = NULL;
+    if (plan->backend == RF_BACKEND_NONE)
+        return finish_none(plan) < 0 ? rf_error_set(err, ENOMEM, "plan") : 0;
+    return finish_landlock(plan, policy, err);
+}

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# --backend auto, none and landlock: what the plan says, what stderr says,
+# the refusals (exit 125 with the setting and the fix), and the runner
+# types of the compatibility readers. The fallback of auto is checked where
+# the native backend really cannot run: inside bwrap with user namespaces
+# switched off or /proc masked, and nested in ringfence's landlock backend.
+. "$(dirname "$0")/../lib.sh"
+
+pj() { python3 -c "import json,sys; p=json.load(open('$SCRATCH/p.json')); $1"; }
+plan_to() { rf plan "$@" >"$SCRATCH/p.json" 2>"$SCRATCH/err"; local rc=$?; ERR=$(cat "$SCRATCH/err"); return $rc; }
+
+# ── none ──
+check "none: plan" plan_to --backend none -- true
+check "none: backend none" pj 'assert p["backend"]=="none"'
+check "none: no namespaces, mounts or rules" pj 'assert p["namespaces"]==[] and p["mounts"]==[] and p["landlock"]["rules"]==[]'
+check "none: Landlock and seccomp off" pj 'assert p["landlock"]["mode"]=="off" and p["seccomp"]["profile"]=="off"'
+check "none: the plan says what is missing" pj 'assert any("no filesystem isolation" in c for c in p["cannot"])'
+check "none: a warning in the plan" pj 'assert any("WITHOUT a sandbox" in w for w in p["warnings"])'
+contains "none: a warning on stderr" "$ERR" "warning: backend none: the command runs WITHOUT a sandbox"
+expect_exit 7 "none: the command's exit code" rf run --backend none -- sh -c 'exit 7'
+contains "none: the run warns too" "$ERR" "WITHOUT a sandbox"
+expect_exit 137 "none: killed by SIGKILL -> 137" rf run --backend none -- sh -c 'kill -9 $$'
+expect_exit 124 "none: timeout -> 124" rf run --backend none --timeout 0.5 -- sleep 30
+out=$(RF_NONE_SECRET=x rf run --backend none -- env 2>/dev/null)
+lacks "none: the environment is cleaned" "$out" "RF_NONE_SECRET"
+mkdir -p "$WS/sub"
+out=$(cd "$WS/sub" && rf run --backend none -- pwd 2>/dev/null)
+[ "$out" = "$WS/sub" ] && pass "none: the working directory" || fail "none: the working directory ($out)"
+
+# ── landlock ──
+expect_exit 125 "landlock: the default policy is refused" rf plan --backend landlock -- true
+contains "landlock: refusal says what it cannot honour" "$ERR" "backend landlock cannot honour this policy"
+contains "landlock: ... the private /tmp" "$ERR" "/tmp would be the host's /tmp"
+contains "landlock: ... names the setting" "$ERR" "accept_weaker"
+contains "landlock: ... and the fix" "$ERR" "--accept-weaker"
+lacks "landlock: nothing on stdout when refused" "$OUT" "{"
+mkdir -p "$SCRATCH/d"
+expect_exit 125 "landlock: an expose with another target is refused" rf plan --backend landlock --expose "$SCRATCH/d:/elsewhere" -- true
+contains "landlock: ... naming it" "$ERR" "expose $SCRATCH/d:/elsewhere cannot be remapped"
+if plan_to --backend landlock --accept-weaker --expose "$SCRATCH/d:/elsewhere" -- true; then
+    pass "landlock: --accept-weaker accepts the remapped expose"
+    check "landlock: ... seen at its source" pj "assert {'path':'$SCRATCH/d','access':'read-execute'} in p['landlock']['rules']"
+    contains "landlock: ... with a warning" "$ERR" "cannot be remapped"
+else
+    fail "landlock: --accept-weaker accepts the remapped expose"; diag "$ERR"
+fi
+expect_exit 125 "landlock: with --landlock off it is refused" rf plan --backend landlock --accept-weaker --landlock off -- true
+contains "landlock: ... pointing at backend none" "$ERR" "--backend none"
+if plan_to --backend landlock --accept-weaker -- true; then
+    pass "landlock: plan with --accept-weaker"
+    check "landlock: backend landlock" pj 'assert p["backend"]=="landlock"'
+    check "landlock: no namespaces, no mounts" pj 'assert p["namespaces"]==[] and p["mounts"]==[]'
+    check "landlock: the cannot list" pj 'assert any("host processes stay visible" in c for c in p["cannot"]) and any("/tmp is not private" in c for c in p["cannot"])'
+    check "landlock: workspace rule read-write" pj "assert {'path':'$WS','access':'read-write'} in p['landlock']['rules']"
+    check "landlock: /usr read-execute" pj "assert {'path':'/usr','access':'read-execute'} in p['landlock']['rules']"
+    check "landlock: host /tmp read-write (accepted)" pj "assert {'path':'/tmp','access':'read-write'} in p['landlock']['rules']"
+    check "landlock: no rule on / or /home" pj "assert not any(r['path'] in ('/','/home','/root') for r in p['landlock']['rules'])"
+    check "landlock: /etc/ssl/private masked" pj "assert not any(r['path'].startswith('/etc/ssl/private') or r['path']=='/etc/ssl' for r in p['landlock']['rules'])"
+    check "landlock: TCP and IP sockets denied" pj 'assert p["seccomp"]["deny_inet_sockets"] and (p["landlock"]["abi"]<4 or p["landlock"]["tcp_denied"])'
+    contains "landlock: the accepted weakness is a warning" "$ERR" "weaker sandbox accepted (accept_weaker)"
+    if is_root; then
+        check "landlock: root runs as map_root_to" pj 'assert p["identity"]["uid"]==65534 and p["identity"]["host_uid"]==65534'
+    else
+        check "landlock: a user runs as itself" pj "assert p['identity']['uid']==$(id -u)"
+    fi
+else
+    fail "landlock: plan with --accept-weaker"; diag "$ERR"
+fi
+plan_to --backend landlock --accept-weaker --network host -- true
+check "landlock: network host, no TCP rule" pj 'assert not p["landlock"]["tcp_denied"] and not p["seccomp"]["deny_inet_sockets"]'
+echo '{"backend": "landlock", "accept_weaker": true}' >"$SCRATCH/ll.json"
+check "landlock: from a config file" plan_to --config "$SCRATCH/ll.json" -- true
+check "landlock: ... says where it was set" pj 'assert "ll.json" in (p["backend_reason"] or "")'
+if is_root; then
+    echo '{"backend": "landlock", "accept_weaker": true, "map_root_to": 0}' >"$SCRATCH/root0.json"
+    expect_exit 125 "landlock: map_root_to 0 is refused for a root caller" rf plan --config "$SCRATCH/root0.json" -- true
+    contains "landlock: ... naming it" "$ERR" "map_root_to is 0"
+    mkdir -m 700 "$SCRATCH/closed"
+    expect_exit 125 "landlock: a workspace uid 65534 cannot enter is refused" rf plan --backend landlock --accept-weaker --workspace "$SCRATCH/closed" -- true
+    contains "landlock: ... with the fix" "$ERR" "--map-root-to"
+fi
+
+# ── auto ──
+rf doctor --json >"$SCRATCH/doctor.json" 2>/dev/null
+doctor_auto=$(python3 -c "import json; print(json.load(open('$SCRATCH/doctor.json'))['auto_backend'])")
+if plan_to --backend auto --accept-weaker -- true; then
+    got=$(pj 'print(p["backend"])')
+    [ "$got" = "$doctor_auto" ] && pass "auto: picks what doctor says ($got)" || fail "auto: picks $got, doctor says $doctor_auto"
+    check "auto: the plan says why" pj 'assert p["backend_reason"].startswith("auto: ")'
+    if [ "$got" = native ]; then
+        lacks "auto: no warning when native works" "$ERR" "warning: backend auto"
+        expect_exit 0 "auto: runs" rf run --backend auto -- true
+    fi
+else
+    fail "auto: plan"; diag "$ERR"
+fi
+
+bw() { bwrap --dev-bind / / "$@"; }
+auto_in() { # LABEL WHY BWRAP-ARGS...: auto must fall back to landlock inside
+    local label=$1 why=$2; shift 2
+    if ! command -v bwrap >/dev/null || ! bw "$@" true 2>/dev/null; then
+        skip "auto $label" "bwrap cannot run here"; return
+    fi
+    expect_exit 125 "auto $label: landlock, refused without --accept-weaker" bw "$@" "$RINGFENCE" plan --backend auto -- true
+    contains "auto $label: ... the refusal says auto chose landlock, and why" "$ERR" "backend auto: landlock"
+    contains "auto $label: ... naming the failed step" "$ERR" "$why"
+    if is_root; then
+        # Only root is mapped in bwrap's user namespace: no unprivileged id to become.
+        expect_exit 125 "auto $label: root cannot drop to an unmapped uid: refused" \
+            bw "$@" "$RINGFENCE" plan --backend auto --accept-weaker -- true
+        contains "auto $label: ... saying why" "$ERR" "is not mapped"
+    else
+        contains "auto $label: ... naming the setting" "$ERR" "accept_weaker"
+        expect_exit 0 "auto $label: plan with --accept-weaker" bw "$@" "$RINGFENCE" plan --backend auto --accept-weaker -- true
+        printf '%s' "$OUT" >"$SCRATCH/p.json"
+        check "auto $label: backend landlock" pj 'assert p["backend"]=="landlock"'
+        check "auto $label: the plan says why" pj "assert p['backend_reason'].startswith('auto: landlock') and '$why' in p['backend_reason']"
+        contains "auto $label: a warning on stderr says which and why" "$ERR" "warning: backend auto: landlock"
+        expect_exit 0 "auto $label: runs under landlock" bw "$@" "$RINGFENCE" run --backend auto --accept-weaker -- "$PROBE" status
+        contains "auto $label: ... with no_new_privs" "$OUT" "NoNewPrivs:	1"
+    fi
+    expect_exit 1 "auto $label: doctor agrees (native not usable)" bw "$@" "$RINGFENCE" doctor --json
+    printf '%s' "$OUT" >"$SCRATCH/d.json"
+    check "auto $label: doctor's auto_backend is landlock" python3 -c "import json; assert json.load(open('$SCRATCH/d.json'))['auto_backend']=='landlock'"
+}
+auto_in "without user namespaces" "unshare" --unshare-user --disable-userns
+auto_in "with /proc masked" "mounting a fresh /proc" --unshare-user --unshare-pid --proc /proc --tmpfs /proc/sys
+
+# Nested in ringfence's own landlock backend: seccomp denies user namespaces.
+expect_exit 0 "auto nested in the landlock backend: plan" rf run --backend landlock --accept-weaker -- \
+    "$RINGFENCE" plan --backend auto --accept-weaker -- true
+printf '%s' "$OUT" >"$SCRATCH/p.json"
+check "auto nested: backend landlock" pj 'assert p["backend"]=="landlock"'
+expect_exit 0 "auto nested: runs" rf run --backend landlock --accept-weaker -- \
+    "$RINGFENCE" run --backend auto --accept-weaker -- "$PROBE" status
+
+# ── runner types of the compatibility readers ──
+echo '{ "isolation": { "enabled": false }, "providers": {} }' >"$SCRATCH/pico.json"
+check "picoclaw isolation.enabled false: plan" plan_to --config "$SCRATCH/pico.json" -- true
+check "picoclaw: backend none" pj 'assert p["backend"]=="none"'
+contains "picoclaw: a warning on stderr" "$ERR" "WITHOUT a sandbox"
+printf 'restricted_runner:\n  default_type: exec\n' >"$SCRATCH/mitto-exec.yaml"
+check "Mitto runner exec: plan" plan_to --config "$SCRATCH/mitto-exec.yaml" -- true
+check "Mitto exec: backend none" pj 'assert p["backend"]=="none"'
+contains "Mitto exec: a warning on stderr" "$ERR" "WITHOUT a sandbox"
+for t in firejail docker; do
+    printf 'restricted_runner:\n  default_type: %s\n' "$t" >"$SCRATCH/mitto-$t.yaml"
+    check "Mitto runner $t: plan" plan_to --config "$SCRATCH/mitto-$t.yaml" -- true
+    check "Mitto $t: the native backend enforces it" pj 'assert p["backend"]=="native" and "user" in p["namespaces"]'
+    check "Mitto $t: the plan says so" pj 'assert "not built yet: the native backend enforces the same restrictions" in p["backend_reason"]'
+    contains "Mitto $t: and stderr" "$ERR" "not built yet"
+done
+for b in bwrap firejail container; do
+    check "--backend $b: plan" plan_to --backend "$b" -- true
+    check "--backend $b: native, said in the plan" pj "assert p['backend']=='native' and p['backend_reason'].startswith('backend $b ')"
+done
+expect_exit 125 "an unknown backend is an error" rf plan --backend bogus -- true

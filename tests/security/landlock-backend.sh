@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The landlock backend (no namespaces) against the part of the security
+# suite it claims: files, network, IPC, environment, descriptors, the tree
+# kill, no_new_privs, seccomp. Every denial has a control that shows the
+# same access succeeding without the sandbox, so a test fails only when the
+# boundary does not hold. Then the plan's `cannot` list is checked against
+# what the command really sees: what the plan says stays reachable, is.
+. "$(dirname "$0")/../lib.sh"
+
+pyplan() { python3 -c "import json,sys; p=json.load(open('$SCRATCH/plan.json')); $1"; }
+
+rf plan --backend landlock --accept-weaker -- true >"$SCRATCH/plan.json" 2>/dev/null
+abi=$(pyplan 'print(p["landlock"]["abi"])' 2>/dev/null || echo 0)
+if [ "${abi:-0}" -lt 1 ]; then
+    skip "landlock backend" "this kernel has no usable Landlock"
+    exit 0
+fi
+
+# Outside the workspace and outside /tmp (which --accept-weaker opens):
+# world-writable, so only Landlock stands between the command and it.
+OUTSIDE=$(mktemp -d /var/tmp/rf-ll.XXXXXX)
+chmod 1777 "$OUTSIDE"
+LISTENER=
+trap 'kill $LISTENER 2>/dev/null; rm -rf "$SCRATCH" "$OUTSIDE" 2>/dev/null; echo "1..$T_N"' EXIT
+echo s3cret >"$OUTSIDE/secret"
+chmod 644 "$OUTSIDE/secret"
+mkdir -m 777 "$OUTSIDE/rodir"
+if is_root; then
+    # A root caller runs the command as map_root_to (65534): give it the workspace.
+    chown 65534:65534 "$WS"
+    sandbox_uid=65534
+else
+    sandbox_uid=$(id -u)
+fi
+LL=(--backend landlock --accept-weaker)
+ll() { rf run "${LL[@]}" "$@"; }
+
+# ── the plan ──
+check "plan: backend landlock" pyplan 'assert p["backend"]=="landlock"'
+check "plan: no namespaces, no mounts" pyplan 'assert p["namespaces"]==[] and p["mounts"]==[]'
+check "plan: rules on host paths" pyplan "assert {'path':'$WS','access':'read-write'} in p['landlock']['rules']"
+check "plan: the cannot list is there" pyplan 'assert len(p["cannot"])>=5'
+check "plan: IP sockets denied by seccomp" pyplan 'assert p["seccomp"]["deny_inet_sockets"]'
+expect_exit 125 "without --accept-weaker: refused" rf run --backend landlock -- true
+contains "refusal names the private /tmp" "$ERR" "/tmp would be the host's /tmp"
+contains "refusal names the setting" "$ERR" "accept_weaker"
+contains "refusal names the flag" "$ERR" "--accept-weaker"
+mkdir -p "$SCRATCH/data"
+expect_exit 125 "an expose with another target: refused" rf run --backend landlock --expose "$SCRATCH/data:/data" -- true
+contains "refusal names the expose" "$ERR" "cannot be remapped"
+
+# ── files ──
+expect_exit 0 "control: the secret is readable without a sandbox" rf run --backend none -- "$PROBE" read "$OUTSIDE/secret"
+expect_exit 1 "secret outside the workspace: unreadable" ll -- "$PROBE" read "$OUTSIDE/secret"
+contains "  ... by Landlock (EACCES)" "$OUT" "EACCES"
+expect_exit 1 "write outside the workspace: denied" ll -- "$PROBE" write "$OUTSIDE/new"
+[ ! -e "$OUTSIDE/new" ] && pass "  ... and nothing was created" || fail "  ... a file was created outside"
+expect_exit 0 "control: writing there works without a sandbox" rf run --backend none -- "$PROBE" write "$OUTSIDE/ctl"
+expect_exit 0 "write inside the workspace: allowed" ll -- "$PROBE" write "$WS/inside"
+expect_exit 1 "/usr is read-only" ll -- "$PROBE" write /usr/rf-ll-probe
+expect_exit 1 "a read-only expose is read-only (mode 777, Landlock alone)" ll --expose "$OUTSIDE/rodir" -- "$PROBE" write "$OUTSIDE/rodir/f"
+expect_exit 0 "  ... and readable" ll --expose "$OUTSIDE" -- "$PROBE" read "$OUTSIDE/secret"
+expect_exit 0 "a read-write expose is writable" ll --expose "$OUTSIDE/rodir:$OUTSIDE/rodir:rw" -- "$PROBE" write "$OUTSIDE/rodir/f"
+expect_exit 0 "control: /etc/fstab is readable without a sandbox" rf run --backend none -- "$PROBE" read /etc/fstab
+expect_exit 1 "an /etc file outside the curated list stays unreadable" ll -- "$PROBE" read /etc/fstab
+expect_exit 1 "/dev/shm is not usable" ll -- "$PROBE" write /dev/shm/rf-ll-probe
+expect_exit 0 "/dev/null is writable" ll -- "$PROBE" write /dev/null
+expect_exit 0 "HOME (the instance's) is writable" ll -- sh -c 'echo x > "$HOME/f"'
+
+# ── identity, privileges ──
+expect_exit 0 "probe status" ll -- "$PROBE" status
+contains "no_new_privs" "$OUT" "NoNewPrivs:	1"
+contains "seccomp filter on" "$OUT" "Seccomp:	2"
+contains "no effective capabilities" "$OUT" "CapEff:	0000000000000000"
+contains "runs as uid $sandbox_uid" "$OUT" "Uid:	$sandbox_uid	$sandbox_uid	$sandbox_uid	$sandbox_uid"
+expect_exit 1 "uid 0 cannot be regained" ll -- "$PROBE" setuid-root
+expect_exit 1 "nested unshare -U fails" ll -- "$PROBE" unshare-user
+
+# ── environment and descriptors ──
+out=$(RF_LL_SECRET=hunter2 ll -- env 2>/dev/null)
+lacks "environment cleaned" "$out" "hunter2"
+contains "HOME redirected" "$out" "HOME=$RINGFENCE_HOME/runtime-user-env"
+expect_exit 1 "inherited fd 9 is closed" sh -c "exec 9</dev/null; '$RINGFENCE' run --backend landlock --accept-weaker -- '$PROBE' fd 9"
+contains "  ... EBADF" "$OUT" "EBADF"
+expect_exit 0 "control: fd 9 reaches a command without the close" sh -c "exec 9</dev/null; '$PROBE' fd 9"
+
+# ── network and IPC: listeners on the host ──
+ABSTRACT="rf-ll-$$-$RANDOM"
+python3 - "$OUTSIDE" "$ABSTRACT" <<'PY' &
+import os, socket, sys, time
+out, name = sys.argv[1], sys.argv[2]
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(16)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+a = socket.socket(socket.AF_UNIX); a.bind("\0" + name); a.listen(16)
+p = socket.socket(socket.AF_UNIX); p.bind(out + "/sock"); os.chmod(out + "/sock", 0o777); p.listen(16)
+for s in (t, u, a, p): s.setblocking(False)
+with open(out + "/ports.tmp", "w") as f:
+    f.write("%d %d\n" % (t.getsockname()[1], u.getsockname()[1]))
+os.rename(out + "/ports.tmp", out + "/ports")
+end = time.time() + 120
+while time.time() < end:
+    for s in (t, a, p):
+        try: s.accept()[0].close()
+        except BlockingIOError: pass
+    try:
+        u.recv(64); open(out + "/udp-got", "a").write("x")
+    except BlockingIOError: pass
+    time.sleep(0.005)
+PY
+LISTENER=$!
+for _ in $(seq 200); do [ -s "$OUTSIDE/ports" ] && break; sleep 0.05; done
+read -r TCP UDP <"$OUTSIDE/ports" || fail "the listeners did not start"
+
+expect_exit 0 "control: TCP to the host listener with --network host" ll --network host -- "$PROBE" connect-tcp 127.0.0.1 "$TCP"
+expect_exit 1 "network none: TCP connect to a host loopback listener denied" ll -- "$PROBE" connect-tcp 127.0.0.1 "$TCP"
+if [ "$abi" -ge 4 ]; then
+    expect_exit 1 "network none, seccomp off: Landlock alone denies TCP connect (ABI $abi)" \
+        ll --seccomp off -- "$PROBE" connect-tcp 127.0.0.1 "$TCP"
+    contains "  ... with EACCES" "$OUT" "EACCES"
+else
+    skip "Landlock TCP rules" "ABI $abi < 4"
+fi
+expect_exit 1 "network none: UDP to a host listener denied (seccomp)" ll -- "$PROBE" udp-send 127.0.0.1 "$UDP"
+contains "  ... with EAFNOSUPPORT" "$OUT" "EAFNOSUPPORT"
+if [ "$abi" -ge 6 ]; then
+    expect_exit 0 "control: the abstract socket is reachable without a sandbox" rf run --backend none -- "$PROBE" connect-abstract "$ABSTRACT"
+    expect_exit 1 "abstract unix socket of the host: denied (ABI $abi scoping)" ll -- "$PROBE" connect-abstract "$ABSTRACT"
+    expect_exit 0 "control: the listener can be signalled without a sandbox" rf run --backend none -- "$PROBE" kill "$LISTENER"
+    expect_exit 1 "a host process cannot be signalled" ll -- "$PROBE" kill "$LISTENER"
+else
+    skip "IPC scoping" "ABI $abi < 6"
+fi
+
+# ── the tree kill ──
+tree='trap "" TERM; setsid sh -c "trap \"\" TERM; (trap \"\" TERM; exec sleep 300) & echo \$! > gc.pid; wait" & sleep 300'
+rm -f "$WS/gc.pid"
+expect_exit 124 "timeout: exit 124" ll --timeout 1 --kill-grace 0.5 -- sh -c "$tree"
+gone() { for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done; return 1; }
+if [ -s "$WS/gc.pid" ]; then
+    gc=$(cat "$WS/gc.pid")
+    check "timeout killed the setsid'd, double-forked, SIGTERM-ignoring grandchild" gone "$gc"
+else
+    fail "the grandchild did not start"
+fi
+rm -f "$WS/gc.pid"
+"$RINGFENCE" run "${LL[@]}" -- sh -c "$tree" >/dev/null 2>&1 &
+rfpid=$! # ringfence itself, not a subshell
+disown "$rfpid" # no "Killed" notice from bash
+for _ in $(seq 200); do [ -s "$WS/gc.pid" ] && break; sleep 0.05; done
+if [ -s "$WS/gc.pid" ]; then
+    gc=$(cat "$WS/gc.pid")
+    kill -0 "$gc" 2>/dev/null && pass "the grandchild runs" || fail "the grandchild runs"
+    kill -9 "$rfpid"
+    check "SIGKILL of ringfence kills the tree" gone "$gc"
+else
+    fail "the grandchild did not start (SIGKILL test)"
+fi
+
+# ── the blocked syscalls (same filter as native), with controls ──
+for sc in unshare clone mount keyctl bpf perf_event_open userfaultfd io_uring_setup \
+          process_vm_readv open_by_handle_at personality socket-packet socket-netlink-audit; do
+    ctl=$(ll --seccomp off -- "$PROBE" syscall "$sc" 2>/dev/null)
+    got=$(ll -- "$PROBE" syscall "$sc" 2>/dev/null)
+    case $got in
+        denied:*) if [ "$ctl" = "$got" ]; then skip "seccomp: $sc" "the kernel alone answers the same ($got)"
+                  else pass "seccomp: $sc -> ${got#denied: }"; fi ;;
+        *) fail "seccomp: $sc was not denied ($got)" ;;
+    esac
+done
+
+# ── the plan's cannot list, as the command sees it ──
+cannot() { pyplan "import sys; sys.exit(0 if any('$1' in c for c in p['cannot']) else 1)"; }
+if cannot "host processes stay visible"; then
+    expect_exit 0 "cannot: host processes are visible in /proc, as the plan says" ll -- "$PROBE" read "/proc/$LISTENER/stat"
+    expect_exit 1 "  ... but their environment is out of reach" ll -- "$PROBE" read "/proc/$LISTENER/environ"
+else fail "the plan lists visible host processes"; fi
+if cannot "/tmp is not private"; then
+    name=/tmp/rf-ll-visible-$$
+    ll -- sh -c "echo x > $name" 2>/dev/null
+    [ -e "$name" ] && pass "cannot: /tmp is the host's, as the plan says" || fail "cannot: /tmp is the host's"
+    rm -f "$name"
+else fail "the plan lists the shared /tmp"; fi
+if cannot "no hostname"; then
+    inside=$(ll -- cat /proc/sys/kernel/hostname 2>/dev/null)
+    [ "$inside" = "$(cat /proc/sys/kernel/hostname)" ] && pass "cannot: the hostname is the host's" ||
+        fail "cannot: the hostname is the host's ($inside)"
+else fail "the plan lists the hostname"; fi
+if cannot "unix sockets with a path"; then
+    expect_exit 0 "cannot: a host unix socket with a path can be connected to" ll -- "$PROBE" connect-unix "$OUTSIDE/sock"
+else fail "the plan lists pathname unix sockets"; fi
+if cannot "can be looked up"; then
+    expect_exit 0 "cannot: stat outside works" ll -- stat -c %s "$OUTSIDE/secret"
+else fail "the plan lists path lookup"; fi
+if cannot "chmod"; then
+    touch "$OUTSIDE/mine"; chmod 600 "$OUTSIDE/mine"
+    is_root && chown "$sandbox_uid" "$OUTSIDE/mine"
+    ll -- chmod 604 "$OUTSIDE/mine" 2>/dev/null
+    [ "$(stat -c %a "$OUTSIDE/mine")" = 604 ] && pass "cannot: chmod outside works, as the plan says" ||
+        fail "cannot: chmod outside ($(stat -c %a "$OUTSIDE/mine"))"
+else fail "the plan lists chmod"; fi
+if cannot "protected paths"; then
+    mkdir -p "$WS/.git/hooks" && chmod -R 777 "$WS/.git"
+    expect_exit 125 "a protected path in the workspace: refused without --accept-weaker" rf run --backend landlock -- true
+    contains "  ... naming it" "$ERR" ".git/hooks"
+    ll -- sh -c 'echo x > .git/hooks/pre-commit' 2>/dev/null
+    [ -e "$WS/.git/hooks/pre-commit" ] && pass "cannot: the protected path is writable, as the plan says" ||
+        fail "cannot: protected path writable"
+else fail "the plan lists protected paths"; fi
+rf plan "${LL[@]}" --seccomp off -- true >"$SCRATCH/plan.json" 2>/dev/null
+if cannot "UDP and other non-TCP traffic pass"; then
+    rm -f "$OUTSIDE/udp-got"
+    expect_exit 0 "cannot: with seccomp off, UDP gets out, as the plan says" ll --seccomp off -- "$PROBE" udp-send 127.0.0.1 "$UDP"
+    for _ in $(seq 100); do [ -e "$OUTSIDE/udp-got" ] && break; sleep 0.05; done
+    [ -e "$OUTSIDE/udp-got" ] && pass "  ... and the host listener received it" || fail "  ... the host listener received nothing"
+else fail "the plan lists UDP with seccomp off"; fi

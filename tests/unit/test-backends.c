@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The backends through the library: which backend a plan names and what it
+ * says it cannot do, the landlock refusals with their exit code, and a tree
+ * killed through rf_proc_kill(SIGKILL) without a pid namespace (a
+ * setsid'd, double-forked, SIGTERM-ignoring grandchild included). */
+#include "tap.h"
+#include "ringfence.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char ws[64], home[128];
+static bool have_landlock = true;
+static rf_context ctx;
+
+static rf_plan *plan_for(const char *json, char *const argv[], rf_error **err)
+{
+    rf_config *cfg = rf_config_new();
+    rf_policy *policy = NULL;
+    rf_plan *plan = NULL;
+    if (rf_config_add_json(cfg, "test", json, err) == 0 && (policy = rf_policy_resolve(cfg, &ctx, err)))
+        plan = rf_plan_build(policy, argv, err);
+    rf_policy_free(policy);
+    rf_config_free(cfg);
+    return plan;
+}
+
+static bool lists(char *const *v, const char *needle)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        if (strstr(v[i], needle))
+            return true;
+    return false;
+}
+
+static void test_plans(void)
+{
+    char *const argv[] = { (char *)"true", NULL };
+    rf_error *err = NULL;
+    rf_plan *p = plan_for("{}", argv, &err);
+    is_str(p ? rf_plan_backend(p) : NULL, "native", "default: native");
+    ok(p && rf_plan_cannot(p)[0] == NULL, "native: nothing in the cannot list");
+    rf_plan_free(p);
+
+    p = plan_for("{\"backend\": \"none\"}", argv, &err);
+    is_str(p ? rf_plan_backend(p) : NULL, "none", "backend none");
+    ok(p && lists(rf_plan_cannot(p), "no filesystem isolation"), "none: says it does not isolate");
+    ok(p && lists(rf_plan_warnings(p), "WITHOUT a sandbox"), "none: a warning");
+    rf_plan_free(p);
+
+    p = plan_for("{\"backend\": \"firejail\"}", argv, &err);
+    is_str(p ? rf_plan_backend(p) : NULL, "native", "firejail (not built yet): native");
+    ok(p && lists(rf_plan_warnings(p), "not built yet"), "firejail: said in a warning");
+    rf_plan_free(p);
+
+    p = plan_for("{\"backend\": \"landlock\"}", argv, &err);
+    if (err && strstr(rf_error_message(err), "no usable Landlock")) {
+        printf("ok %d - landlock # SKIP no Landlock in this kernel\n", ++tap_n);
+        have_landlock = false;
+        rf_error_free(err);
+        return;
+    }
+    ok(p == NULL, "landlock, default policy: refused");
+    is_int(err ? rf_error_exit_code(err) : 0, RF_EXIT_FAILURE, "landlock refusal: exit code 125");
+    like(err ? rf_error_message(err) : NULL, "private", "landlock refusal: names the private /tmp");
+    like(err ? rf_error_hint(err) : NULL, "accept_weaker", "landlock refusal: the hint names the setting");
+    rf_error_free(err);
+    err = NULL;
+
+    p = plan_for("{\"backend\": \"landlock\", \"accept_weaker\": true}", argv, &err);
+    is_str(p ? rf_plan_backend(p) : NULL, "landlock", "landlock with accept_weaker");
+    ok(p && lists(rf_plan_cannot(p), "host processes stay visible"), "landlock: the cannot list");
+    ok(p && lists(rf_plan_warnings(p), "weaker sandbox accepted"), "landlock: the accepted weakness is a warning");
+    rf_plan_free(p);
+    rf_error_free(err);
+}
+
+static bool gone(pid_t pid)
+{
+    for (int i = 0; i < 200; i++) {
+        if (kill(pid, 0) < 0 && errno == ESRCH)
+            return true;
+        usleep(20000);
+    }
+    return false;
+}
+
+static void test_tree_kill(const char *backend)
+{
+    char json[128], desc[128], pidfile[128];
+    snprintf(json, sizeof json, "{\"backend\": \"%s\", \"accept_weaker\": true}", backend);
+    snprintf(pidfile, sizeof pidfile, "%s/gc.pid", ws);
+    unlink(pidfile);
+    char *const argv[] = {
+        (char *)"sh", (char *)"-c",
+        (char *)"trap '' TERM; setsid sh -c 'trap \"\" TERM; (trap \"\" TERM; exec sleep 300) & "
+                "echo $! > gc.tmp; mv gc.tmp gc.pid; wait' & sleep 300",
+        NULL,
+    };
+    rf_error *err = NULL;
+    rf_plan *plan = plan_for(json, argv, &err);
+    rf_proc *proc = plan ? rf_spawn(plan, NULL, &err) : NULL;
+    snprintf(desc, sizeof desc, "%s: started", backend);
+    if (!ok(proc != NULL, desc)) {
+        printf("# %s\n", err ? rf_error_message(err) : "?");
+        rf_error_free(err);
+        rf_plan_free(plan);
+        return;
+    }
+    pid_t gc = 0;
+    for (int i = 0; i < 250 && gc <= 0; i++) {
+        FILE *f = fopen(pidfile, "re");
+        if (!f || fscanf(f, "%d", &gc) != 1)
+            usleep(20000);
+        if (f)
+            fclose(f);
+    }
+    snprintf(desc, sizeof desc, "%s: the grandchild runs", backend);
+    ok(gc > 0 && kill(gc, 0) == 0, desc);
+    rf_proc_kill(proc, SIGKILL);
+    rf_status st;
+    snprintf(desc, sizeof desc, "%s: waited", backend);
+    ok(rf_proc_wait(proc, &st, &err) == 0, desc);
+    snprintf(desc, sizeof desc, "%s: the command died of SIGKILL", backend);
+    is_int(st.exit_code, 128 + SIGKILL, desc);
+    snprintf(desc, sizeof desc, "%s: rf_proc_kill(SIGKILL) took the setsid'd grandchild too", backend);
+    ok(gc > 0 && gone(gc), desc);
+    rf_status_clear(&st);
+    rf_proc_free(proc);
+    rf_plan_free(plan);
+}
+
+int main(void)
+{
+    snprintf(ws, sizeof ws, "/tmp/rf-backends.XXXXXX");
+    if (!mkdtemp(ws))
+        return ok(0, "scratch directory"), done_testing();
+    chmod(ws, 0777); /* a root caller's landlock command runs as 65534 */
+    snprintf(home, sizeof home, "%s/home", ws);
+    ctx = (rf_context){ .cwd = ws, .home = home, .user = "tester", .tmpdir = "/tmp", .rf_home = home };
+    test_plans();
+    test_tree_kill("none");
+    if (have_landlock)
+        test_tree_kill("landlock");
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ws);
+    if (system(cmd) != 0)
+        printf("# could not remove %s\n", ws);
+    return done_testing();
+}
