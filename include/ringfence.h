@@ -366,6 +366,38 @@ RF_EXPORT const char *rf_plan_backend(const rf_plan *plan);
  * list; empty for native); NULL-terminated, owned by plan. */
 RF_EXPORT char *const *rf_plan_cannot(const rf_plan *plan);
 
+/* ── MCP ───────────────────────────────────────────────────────────────── */
+/* A Model Context Protocol server (JSON-RPC 2.0, one message per line) that
+ * serves the agent tools of a policy: exec (guard-checked, then /bin/sh -c
+ * in a fresh sandbox per call), read_file, write_file, edit_file,
+ * append_file and list_dir (confined to the workspace). Tools named in the
+ * policy's tools.disabled are not offered. Tool calls run concurrently on
+ * worker threads; notifications/cancelled kills the call's process tree.
+ * Writing to a closed output raises SIGPIPE: a program that must survive
+ * its client going away installs a handler for it (not SIG_IGN, which the
+ * sandboxed commands would inherit). */
+typedef struct rf_mcp_server rf_mcp_server;
+enum { RF_MCP_LOG_ERROR, RF_MCP_LOG_WARNING, RF_MCP_LOG_INFO, RF_MCP_LOG_DEBUG };
+typedef struct rf_mcp_options {
+    size_t max_output_bytes;       /* per stream of an exec result (0: 64 KiB) */
+    size_t max_message_bytes;      /* longest message accepted (0: 4 MiB) */
+    unsigned max_concurrent_calls; /* tools/call in flight at once (0: 8) */
+    /* Log lines (no newline) at or below log_level; called from any thread.
+     * NULL: no logging. */
+    void (*log)(void *userdata, int level, const char *message);
+    void *log_userdata;
+    int log_level;
+} rf_mcp_options;
+/* policy is borrowed and must outlive the server; opts may be NULL. */
+RF_EXPORT rf_mcp_server *rf_mcp_server_new(const rf_policy *policy, const rf_mcp_options *opts, rf_error **err);
+/* Serve requests read from in_fd, answers written to out_fd, until in_fd
+ * ends; then every running call is killed and waited for. Returns 0 at the
+ * end of input, < 0 if reading failed. */
+RF_EXPORT int rf_mcp_server_serve(rf_mcp_server *server, int in_fd, int out_fd, rf_error **err);
+RF_EXPORT void rf_mcp_server_free(rf_mcp_server *server);
+/* The protocol versions served, newest first, NULL-terminated (static). */
+RF_EXPORT const char *const *rf_mcp_protocol_versions(void);
+
 /* Version string, e.g. "0.1.0". */
 RF_EXPORT const char *rf_version(void);
 

@@ -17,6 +17,7 @@ static const struct subcommand {
     { "doctor", rf_cli_doctor, "what this host supports, per backend" },
     { "fs", rf_cli_fs, "workspace-confined file tools: read, write, append, edit, list" },
     { "exec", rf_cli_exec, "check a shell command with the exec guard (--check)" },
+    { "mcp", rf_cli_mcp, "serve the exec and file tools over MCP on stdio" },
 };
 
 static void print_help(FILE *out)

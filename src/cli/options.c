@@ -17,7 +17,7 @@ enum opt_id {
     OPT_LOG_LEVEL, OPT_MAP_ROOT, OPT_BACKEND,
     OPT_MEMORY, OPT_PIDS, OPT_CPU, OPT_KILL_GRACE, OPT_STATUS_JSON, OPT_STATUS_FD,
     OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER, OPT_EXPLAIN,
-    OPT_CHECK, OPT_DENY, OPT_ALLOW, OPT_NO_DENY, OPT_NO_RESTRICT,
+    OPT_CHECK, OPT_DENY, OPT_ALLOW, OPT_NO_DENY, OPT_NO_RESTRICT, OPT_MAX_OUTPUT, OPT_MAX_CALLS,
 };
 
 static const struct rf_option {
@@ -75,6 +75,9 @@ static const struct rf_option {
     { "no-deny-patterns", no_argument, OPT_NO_DENY, NULL, "no pattern checks (tools.exec.enable_deny_patterns false)",
       "exec" },
     { "no-restrict", no_argument, OPT_NO_RESTRICT, NULL, "no path checks (restrict_to_workspace false)", "exec" },
+    { "max-output", required_argument, OPT_MAX_OUTPUT, "BYTES",
+      "keep at most BYTES of stdout and of stderr of each exec (default 65536); the rest is counted", "mcp" },
+    { "max-calls", required_argument, OPT_MAX_CALLS, "N", "tool calls running at once (default 8)", "mcp" },
     { "help", no_argument, OPT_HELP, NULL, "show this help" },
 };
 
@@ -304,6 +307,22 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
         json_object_set_new(obj_at(obj_at(f, "tools"), "exec"), "enable_deny_patterns", json_false());
         return 0;
     case OPT_NO_RESTRICT: json_object_set_new(f, "restrict_to_workspace", json_false()); return 0;
+    case OPT_MAX_OUTPUT:
+    case OPT_MAX_CALLS: {
+        double v;
+        bool out = id == OPT_MAX_OUTPUT;
+        double max = out ? 64.0 * 1024 * 1024 : 256;
+        if (parse_number(sub, out ? "max-output" : "max-calls", arg, 1, &v) < 0)
+            return -1;
+        if (v != (double)(long long)v || v > max)
+            return usage(sub, "--%s %s: expected a whole number from 1 to %.0f", out ? "max-output" : "max-calls",
+                         arg, max);
+        if (out)
+            o->max_output = (size_t)v;
+        else
+            o->max_calls = (unsigned)v;
+        return 0;
+    }
     case OPT_HELP: o->help = true; return 0;
     }
     return usage(sub, "unknown option");

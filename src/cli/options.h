@@ -21,6 +21,8 @@ typedef struct rf_cli_opts {
     int status_fd;
     bool explain;          /* config --explain */
     bool check;            /* exec --check */
+    size_t max_output;     /* mcp --max-output (0: the library's default) */
+    unsigned max_calls;    /* mcp --max-calls (0: the library's default) */
     bool help;
 } rf_cli_opts;
 

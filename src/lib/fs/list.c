@@ -79,7 +79,8 @@ static int read_names(walk *w, DIR *d, dentry **out, size_t *n_out, rf_error **e
         free_dentries(v, n);
         return rf_fs_fail(err, errno, "cannot read a directory");
     }
-    qsort(v, n, sizeof(*v), cmp_dentry);
+    if (n > 1) /* qsort with a NULL array (an empty directory) is undefined */
+        qsort(v, n, sizeof(*v), cmp_dentry);
     *out = v;
     *n_out = n;
     return 0;

@@ -11,7 +11,6 @@
 #include "seccomp/seccomp.h"
 
 #include <errno.h>
-#include <grp.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <signal.h>
@@ -50,15 +49,19 @@ static int close_inherited(const rf_hostproc_ctx *c, rf_setup_fail *f)
  * CAP_SETPCAP); setresuid away from 0 then clears every other capability. */
 static int drop_ids(const rf_plan *plan, rf_setup_fail *f)
 {
-    if (setgroups(0, NULL) < 0)
+    /* Raw system calls throughout: after clone3 in a multithreaded caller,
+     * glibc's set*id() would wait for the caller's other threads, which
+     * are not in this process, for ever. */
+    if (syscall(SYS_setgroups, 0, NULL) < 0)
         return rf_fail(f, "drop supplementary groups", NULL);
     for (int cap = 0; cap < 64; cap++)
         if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
             return rf_fail(f, "drop bounding capabilities", NULL);
-    if (setresgid(plan->gid_host, plan->gid_host, plan->gid_host) < 0 ||
-        setresuid(plan->uid_host, plan->uid_host, plan->uid_host) < 0)
+    gid_t g = plan->gid_host;
+    uid_t u = plan->uid_host;
+    if (syscall(SYS_setresgid, g, g, g) < 0 || syscall(SYS_setresuid, u, u, u) < 0)
         return rf_fail(f, "switch to the unprivileged id", NULL);
-    if (setresuid(0, 0, 0) == 0 || geteuid() == 0) {
+    if (syscall(SYS_setresuid, 0, 0, 0) == 0 || geteuid() == 0) {
         errno = EPERM;
         return rf_fail(f, "switch to the unprivileged id", "uid 0 could be regained");
     }
@@ -176,7 +179,9 @@ _Noreturn void rf_hostproc_init(rf_hostproc_ctx *c)
     if (sigprocmask(SIG_SETMASK, &all, &oldmask) < 0 && rf_fail(&f, "block signals", NULL) < 0)
         die(c, &f);
     pid_t init = getpid();
-    pid_t cmd = fork();
+    /* A raw clone, not fork(): glibc's fork() takes locks (malloc, stdio,
+     * atfork) another thread of the caller may have held at clone3 time. */
+    pid_t cmd = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
     if (cmd < 0 && rf_fail(&f, "fork the command", NULL) < 0)
         die(c, &f);
     if (cmd == 0)

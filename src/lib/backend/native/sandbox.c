@@ -105,8 +105,12 @@ static int enter_mapped_identity(rf_native_ctx *c, rf_setup_fail *f)
         return rf_fail(f, "enter the mapped user namespace", NULL);
     close(c->userns_fd);
     c->userns_fd = -1;
-    if (setresgid(c->plan->gid_inside, c->plan->gid_inside, c->plan->gid_inside) < 0 ||
-        setresuid(c->plan->uid_inside, c->plan->uid_inside, c->plan->uid_inside) < 0)
+    /* Raw system calls: glibc's setresuid() would signal every thread it
+     * knows of, and after clone3 in a multithreaded caller it still knows
+     * the caller's threads, which are not here: it would wait for ever. */
+    gid_t g = c->plan->gid_inside;
+    uid_t u = c->plan->uid_inside;
+    if (syscall(SYS_setresgid, g, g, g) < 0 || syscall(SYS_setresuid, u, u, u) < 0)
         return rf_fail(f, "switch to the mapped identity", NULL);
     return 0;
 }
@@ -207,7 +211,10 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
      * lost between fork and init's signalfd. */
     if (block_signals(&oldmask, &f) < 0)
         die(c, &f);
-    pid_t cmd = fork();
+    /* A raw clone, not fork(): glibc's fork() takes the malloc, stdio and
+     * atfork locks, which another thread of a multithreaded caller may have
+     * held at the moment of clone3; in this copy nobody would release them. */
+    pid_t cmd = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
     if (cmd < 0 && rf_fail(&f, "fork the command", NULL) < 0)
         die(c, &f);
     if (cmd == 0)

@@ -57,10 +57,14 @@ int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gi
         return rf_error_set(err, errno, "create a user namespace for the id mapping");
     }
     if (pid == 0) {
-        /* Hold the namespace alive until the caller has opened it. */
+        /* Hold the namespace alive until the caller has opened it. The
+         * caller writes a byte: waiting for EOF instead would hang when a
+         * concurrent spawn on another thread has forked a copy of the write
+         * end, and two such helpers would wait on each other for ever. */
         char c;
         close(sync[1]);
-        (void)!read(sync[0], &c, 1);
+        while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+            ;
         _exit(0);
     }
     close(sync[0]);
@@ -72,6 +76,7 @@ int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gi
         if (fd < 0)
             rf_error_set(err, errno, "open %s", path);
     }
+    (void)!write(sync[1], "", 1);
     close(sync[1]);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
         ;

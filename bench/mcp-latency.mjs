@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Round-trip time of a tools/call through `ringfence mcp`, as an MCP client
+// sees it: N sequential `exec true` (a fresh sandbox each) and N `read_file`
+// (no sandbox), through the official SDK client over stdio. For notes only.
+//
+//   node bench/mcp-latency.mjs [BUILD_DIR] [N]       (needs npm ci in tests/mcp)
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+
+const top = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
+const require = createRequire(join(top, 'tests/mcp/package.json'));
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport, getDefaultEnvironment } = require('@modelcontextprotocol/sdk/client/stdio.js');
+
+const build = resolve(process.argv[2] ?? join(top, 'build'));
+const n = Number(process.argv[3] ?? 50);
+const ws = mkdtempSync(join(tmpdir(), 'rf-mcp-bench-'));
+writeFileSync(join(ws, 'f.txt'), 'x\n');
+const transport = new StdioClientTransport({
+  command: join(build, 'ringfence'), args: ['mcp', '--workspace', ws],
+  env: { ...getDefaultEnvironment(), RINGFENCE_HOME: join(ws, '.rfhome') },
+});
+const client = new Client({ name: 'bench', version: '1' });
+await client.connect(transport);
+
+async function time(label, args) {
+  await client.callTool(args); // warm-up
+  const ms = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = process.hrtime.bigint();
+    const r = await client.callTool(args);
+    ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (r.isError) throw new Error(JSON.stringify(r));
+  }
+  ms.sort((a, b) => a - b);
+  const mean = ms.reduce((a, b) => a + b, 0) / n;
+  console.log(`${label}: ${n} calls, mean ${mean.toFixed(2)} ms, median ${ms[n >> 1].toFixed(2)} ms, ` +
+              `p90 ${ms[Math.floor(n * 0.9)].toFixed(2)} ms, min ${ms[0].toFixed(2)} ms`);
+}
+await time('exec true', { name: 'exec', arguments: { command: 'true' } });
+await time('read_file', { name: 'read_file', arguments: { path: 'f.txt' } });
+await client.close();
+rmSync(ws, { recursive: true, force: true });

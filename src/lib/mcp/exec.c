@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The exec tool: the guard first, then `/bin/sh -c COMMAND` in a fresh
+ * sandbox of the server's policy, with stdout and stderr captured through
+ * pipes, each kept up to a cap (the rest is read and counted, so the
+ * command never blocks on a full pipe). */
+#include "mcp/mcp.h"
+#include "policy/policy.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* An exec may ask for at most a day; the policy's --timeout caps it further. */
+#define RF_MCP_MAX_EXEC_TIMEOUT 86400.0
+
+typedef struct capture {
+    int fd;
+    char *buf;
+    size_t len, cap;
+    size_t dropped; /* bytes read past the cap */
+} capture;
+
+static void capture_chunk(capture *c, const char *data, size_t n)
+{
+    size_t room = c->cap - c->len;
+    size_t keep = n < room ? n : room;
+    memcpy(c->buf + c->len, data, keep);
+    c->len += keep;
+    c->dropped += n - keep;
+}
+
+/* Drain both pipes until every writer is gone (the sandbox has ended). */
+static void *reader(void *arg)
+{
+    capture *caps = arg;
+    char chunk[16384];
+    for (;;) {
+        struct pollfd pfd[2];
+        nfds_t n = 0;
+        for (int i = 0; i < 2; i++)
+            if (caps[i].fd >= 0)
+                pfd[n++] = (struct pollfd){ .fd = caps[i].fd, .events = POLLIN };
+        if (n == 0)
+            return NULL;
+        if (poll(pfd, n, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return NULL;
+        }
+        for (nfds_t k = 0; k < n; k++) {
+            if (!pfd[k].revents)
+                continue;
+            capture *c = caps[0].fd == pfd[k].fd ? &caps[0] : &caps[1];
+            ssize_t r = read(c->fd, chunk, sizeof chunk);
+            if (r > 0) {
+                capture_chunk(c, chunk, (size_t)r);
+            } else if (r == 0 || errno != EINTR) {
+                close(c->fd);
+                c->fd = -1;
+            }
+        }
+    }
+}
+
+/* The captured bytes as valid UTF-8, with a marker when some were cut. */
+static char *capture_text(const capture *c)
+{
+    size_t n;
+    char *text = rf_mcp_utf8_sanitize(c->buf, c->len, &n);
+    if (!text || !c->dropped)
+        return text;
+    char marker[64];
+    int m = snprintf(marker, sizeof marker, "\n[... truncated %zu bytes]", c->dropped);
+    char *out = realloc(text, n + (size_t)m + 1);
+    if (!out) {
+        free(text);
+        return NULL;
+    }
+    memcpy(out + n, marker, (size_t)m + 1);
+    return out;
+}
+
+json_t *rf_mcp_exec_output_schema(void)
+{
+    return json_pack("{s:s, s:{s:{s:s, s:s}, s:{s:s, s:s}, s:{s:s, s:s}, s:{s:s, s:s}, s:{s:s, s:s}}, s:[s,s,s,s]}",
+                     "type", "object", "properties",
+                     "exit_code", "type", "integer", "description",
+                     "the command's exit code; 128+N if it died of signal N; 124 timed out",
+                     "stdout", "type", "string", "description", "standard output (capped, with a truncation marker)",
+                     "stderr", "type", "string", "description", "standard error (capped, with a truncation marker)",
+                     "timed_out", "type", "boolean", "description",
+                     "the timeout expired and the whole process tree was stopped",
+                     "status", "type", "object", "description",
+                     "ringfence's status record: signal, wall/user/sys seconds, peak memory, setup error",
+                     "required", "exit_code", "stdout", "stderr", "timed_out");
+}
+
+static double exec_timeout(const rf_mcp_server *s, json_t *args, char **why)
+{
+    const rf_policy *p = s->policy;
+    /* --timeout (limits.timeout) is the default and the ceiling. */
+    double t = p->limits.timeout_s > 0 ? p->limits.timeout_s : p->tools.exec.timeout_s;
+    json_t *v = json_object_get(args, "timeout_seconds");
+    if (v) {
+        double asked = json_number_value(v);
+        if (!(asked > 0) || asked > RF_MCP_MAX_EXEC_TIMEOUT) {
+            *why = strdup("timeout_seconds must be a number of seconds above 0 and at most 86400");
+            return -1;
+        }
+        t = asked;
+        if (p->limits.timeout_s > 0 && t > p->limits.timeout_s)
+            t = p->limits.timeout_s;
+    }
+    return t > 0 ? t : 60;
+}
+
+/* The guard's verdict; NULL if the command may run, else a tool error. */
+static json_t *guard_command(rf_mcp_server *s, const char *command)
+{
+    rf_guard_verdict v;
+    memset(&v, 0, sizeof v);
+    rf_error *err = NULL;
+    int rc = rf_guard_check(s->guard, command, &v, &err); /* thread-safe */
+    json_t *res = NULL;
+    if (rc < 0) {
+        res = rf_mcp_tool_from_error(err);
+    } else if (v.result != RF_GUARD_ALLOWED) {
+        rf_mcp_log(s, RF_MCP_LOG_INFO, "exec blocked: %s%s%s", v.message, v.detail ? ": " : "",
+                   v.detail ? v.detail : "");
+        /* The seed 001 message first (agents match on it), then what tripped it. */
+        res = v.detail ? rf_mcp_tool_textf(true, "%s\n%s: %s", v.message,
+                                           v.result == RF_GUARD_BLOCKED_PATH ? "path" : "matched", v.detail)
+                       : rf_mcp_tool_text(v.message, true);
+    }
+    rf_guard_verdict_clear(&v);
+    rf_error_free(err);
+    return res;
+}
+
+static rf_plan *exec_plan(rf_mcp_server *s, const char *command, double timeout, rf_error **err)
+{
+    rf_plan *plan = rf_plan_build_shell(s->policy, command, timeout, err);
+    /* The same warnings every call: say them once. */
+    if (plan && !__atomic_exchange_n(&s->warned_plan, true, __ATOMIC_RELAXED)) {
+        char *const *w = rf_plan_warnings(plan);
+        for (size_t i = 0; w && w[i]; i++)
+            rf_mcp_log(s, RF_MCP_LOG_WARNING, "%s", w[i]);
+    }
+    return plan;
+}
+
+static void close_pair(int p[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (p[i] >= 0)
+            close(p[i]);
+}
+
+/* Spawn, capture and wait; fills st. Returns < 0 if the sandbox could not
+ * be started or waited for. */
+static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, capture caps[2], rf_status *st,
+                        rf_error **err)
+{
+    int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
+    _cleanup_close_ int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+        close_pair(out);
+        return rf_error_set(err, errno, "exec: create pipes");
+    }
+    rf_stdio stdio = { devnull, out[1], errp[1] };
+    rf_proc *proc = rf_spawn(plan, &stdio, err);
+    /* Our copies of the write ends go now, or the reader never sees EOF. */
+    close(out[1]);
+    close(errp[1]);
+    caps[0].fd = out[0];
+    caps[1].fd = errp[0];
+    if (!proc) {
+        close(out[0]);
+        close(errp[0]);
+        return -1;
+    }
+    rf_mcp_call_attach(call, proc);
+    pthread_t thread;
+    bool threaded = pthread_create(&thread, NULL, reader, caps) == 0;
+    if (!threaded) /* no thread: reading in turn still ends when the tree does */
+        rf_proc_kill(proc, SIGKILL);
+    int rc = rf_proc_wait(proc, st, err);
+    rf_mcp_call_detach(call);
+    rf_proc_free(proc);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else
+        reader(caps);
+    return rc;
+}
+
+static json_t *exec_result(const rf_mcp_server *s, const rf_status *st, const capture caps[2])
+{
+    _cleanup_free_ char *out = capture_text(&caps[0]);
+    _cleanup_free_ char *errt = capture_text(&caps[1]);
+    _cleanup_free_ char *status = rf_status_to_json(st);
+    char tail[256];
+    if (st->setup_error)
+        snprintf(tail, sizeof tail, "[ringfence: %s%s%s]", st->setup_error, st->setup_hint ? "; hint: " : "",
+                 st->setup_hint ? st->setup_hint : "");
+    else if (st->timed_out)
+        snprintf(tail, sizeof tail, "[timed out after %.1f s; the whole process tree was stopped; exit code %d]",
+                 st->wall_seconds, st->exit_code);
+    else if (st->signal)
+        snprintf(tail, sizeof tail, "[killed by signal %d; exit code %d]", st->signal, st->exit_code);
+    else
+        snprintf(tail, sizeof tail, "[exit code %d]", st->exit_code);
+    char *text = NULL;
+    bool err_nl = errt && errt[0] && errt[strlen(errt) - 1] != '\n';
+    bool out_nl = out && out[0] && out[strlen(out) - 1] != '\n';
+    if (asprintf(&text, "%s%s%s%s%s%s", out ? out : "", out_nl ? "\n" : "", errt && errt[0] ? "[stderr]\n" : "",
+                 errt ? errt : "", err_nl ? "\n" : "", tail) < 0)
+        return NULL;
+    bool failed = st->setup_error || st->timed_out;
+    json_t *res = rf_mcp_tool_text(text, failed);
+    free(text);
+    if (res && rf_mcp_has_structured_output(s)) {
+        json_t *record = status ? json_loads(status, 0, NULL) : NULL;
+        json_object_set_new(res, "structuredContent",
+                            json_pack("{s:i, s:s, s:s, s:b, s:o}", "exit_code", st->exit_code, "stdout",
+                                      out ? out : "", "stderr", errt ? errt : "", "timed_out", st->timed_out,
+                                      "status", record ? record : json_object()));
+    }
+    return res;
+}
+
+json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args)
+{
+    json_t *cmd = json_object_get(args, "command");
+    const char *command = json_string_value(cmd);
+    if (json_string_length(cmd) != strlen(command))
+        return rf_mcp_tool_text("exec: command contains a NUL byte", true);
+    if (!command[0])
+        return rf_mcp_tool_text("exec: command is empty", true);
+    char *why = NULL;
+    double timeout = exec_timeout(s, args, &why);
+    if (why) {
+        json_t *r = rf_mcp_tool_textf(true, "exec: %s", why);
+        free(why);
+        return r;
+    }
+    json_t *denied = guard_command(s, command);
+    if (denied)
+        return denied;
+
+    rf_error *err = NULL;
+    rf_plan *plan = exec_plan(s, command, timeout, &err);
+    capture caps[2] = { { .fd = -1 }, { .fd = -1 } };
+    rf_status st;
+    memset(&st, 0, sizeof st);
+    json_t *res = NULL;
+    caps[0].cap = caps[1].cap = s->opts.max_output_bytes;
+    caps[0].buf = malloc(caps[0].cap ? caps[0].cap : 1);
+    caps[1].buf = malloc(caps[1].cap ? caps[1].cap : 1);
+    if (!caps[0].buf || !caps[1].buf)
+        rf_error_set(&err, ENOMEM, "exec");
+    else if (plan && run_captured(s, call, plan, caps, &st, &err) == 0)
+        res = exec_result(s, &st, caps);
+    if (!res)
+        res = rf_mcp_tool_from_error(err);
+    else
+        rf_mcp_log(s, RF_MCP_LOG_DEBUG, "exec: exit %d in %.3f s: %.200s", st.exit_code, st.wall_seconds, command);
+    rf_status_clear(&st);
+    rf_plan_free(plan);
+    rf_error_free(err);
+    free(caps[0].buf);
+    free(caps[1].buf);
+    return res;
+}

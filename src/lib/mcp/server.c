@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The MCP lifecycle and dispatch: initialize (version negotiation), ping,
+ * tools/list, tools/call, the notifications, and JSON-RPC errors for
+ * everything else. The reading thread never blocks on a tool: tools/call
+ * goes to a worker (calls.c), so ping and cancellation stay responsive.
+ * Every error is answered and the server keeps serving. */
+#include "mcp/mcp.h"
+#include "policy/policy.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* Newest first: what the official TypeScript SDK (1.32) negotiates. */
+static const char *const protocol_versions[] = {
+    "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07", NULL,
+};
+
+RF_EXPORT const char *const *rf_mcp_protocol_versions(void)
+{
+    return protocol_versions;
+}
+
+/* structuredContent, outputSchema and titles came with 2025-06-18; tool
+ * annotations and batches with 2025-03-26 (batches went again in 2025-06-18).
+ * The dates compare as strings. */
+bool rf_mcp_has_structured_output(const rf_mcp_server *s)
+{
+    return s->version && strcmp(s->version, "2025-06-18") >= 0;
+}
+
+bool rf_mcp_has_tool_annotations(const rf_mcp_server *s)
+{
+    return s->version && strcmp(s->version, "2025-03-26") >= 0;
+}
+
+static bool has_batches(const rf_mcp_server *s)
+{
+    return s->version && !strcmp(s->version, "2025-03-26");
+}
+
+void rf_mcp_log(rf_mcp_server *s, int level, const char *fmt, ...)
+{
+    if (!s->opts.log || level > s->opts.log_level)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    s->opts.log(s->opts.log_userdata, level, line);
+}
+
+/* ── Output ──────────────────────────────────────────────────────────── */
+
+struct rf_mcp_batch {
+    unsigned pending; /* answers still due, +1 while the batch is dispatched */
+    json_t *responses;
+};
+
+static int write_fd(void *userdata, const char *text, size_t len)
+{
+    rf_mcp_server *s = userdata;
+    static char newline[] = "\n";
+    struct iovec iov[2] = { { (void *)text, len }, { newline, 1 } };
+    while (iov[1].iov_len > 0) {
+        ssize_t n = writev(s->out_fd, iov[0].iov_len ? iov : iov + 1, iov[0].iov_len ? 2 : 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        for (int i = 0; i < 2 && n > 0; i++) {
+            size_t k = (size_t)n < iov[i].iov_len ? (size_t)n : iov[i].iov_len;
+            iov[i].iov_base = (char *)iov[i].iov_base + k;
+            iov[i].iov_len -= k;
+            n -= (ssize_t)k;
+        }
+    }
+    return 0;
+}
+
+static void send_locked(rf_mcp_server *s, json_t *msg)
+{
+    /* JSON_COMPACT never emits a raw newline (strings escape it): one
+     * message is one line. */
+    char *text = json_dumps(msg, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (!text) {
+        rf_mcp_log(s, RF_MCP_LOG_ERROR, "cannot encode a response (out of memory)");
+        return;
+    }
+    if (!s->out_broken && s->write(s->write_ud, text, strlen(text)) < 0) {
+        s->out_broken = true;
+        rf_mcp_log(s, RF_MCP_LOG_ERROR, "cannot write to the client: %s", strerror(errno));
+    }
+    free(text);
+}
+
+void rf_mcp_reply(rf_mcp_server *s, rf_mcp_batch *batch, json_t *msg)
+{
+    pthread_mutex_lock(&s->out_lock);
+    if (!batch) {
+        if (msg)
+            send_locked(s, msg);
+    } else {
+        if (msg)
+            json_array_append(batch->responses, msg);
+        if (--batch->pending == 0) {
+            /* A batch of notifications only gets no answer at all. */
+            if (json_array_size(batch->responses) > 0)
+                send_locked(s, batch->responses);
+            json_decref(batch->responses);
+            free(batch);
+        }
+    }
+    pthread_mutex_unlock(&s->out_lock);
+    json_decref(msg);
+}
+
+static void reply_error(rf_mcp_server *s, rf_mcp_batch *batch, json_t *id, int code, const char *why)
+{
+    rf_mcp_reply(s, batch, rf_mcp_error(id, code, "%s", why));
+}
+
+/* ── Methods ─────────────────────────────────────────────────────────── */
+
+static const char *pick_version(const char *asked)
+{
+    for (size_t i = 0; protocol_versions[i]; i++)
+        if (!strcmp(asked, protocol_versions[i]))
+            return protocol_versions[i];
+    return protocol_versions[0]; /* the client decides whether it can talk to us */
+}
+
+/* What the model should know about where its commands run. */
+static char *instructions(const rf_mcp_server *s)
+{
+    const rf_policy *p = s->policy;
+    if (!p)
+        return NULL;
+    char *text = NULL;
+    double t = p->limits.timeout_s > 0 ? p->limits.timeout_s : p->tools.exec.timeout_s;
+    if (asprintf(&text,
+                 "Tools of ringfence, a sandbox. Every exec runs `/bin/sh -c COMMAND` in a fresh sandbox: "
+                 "the workspace %s is the working directory and is writable; system directories are "
+                 "read-only; nothing else of the user is visible; network: %s; the whole process tree is "
+                 "stopped after %g s by default. Commands with dangerous patterns or absolute paths outside "
+                 "the workspace are refused. The file tools read and write only inside the workspace; "
+                 "relative paths start there.",
+                 p->workspace, p->network == RF_NET_HOST ? "the host's" : "none (loopback only)", t) < 0)
+        return NULL;
+    return text;
+}
+
+static void do_initialize(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
+{
+    json_t *asked = json_object_get(m->params, "protocolVersion");
+    json_t *caps = json_object_get(m->params, "capabilities");
+    json_t *info = json_object_get(m->params, "clientInfo");
+    if (!json_is_object(m->params) || !json_is_string(asked) || (caps && !json_is_object(caps)) ||
+        (info && !json_is_object(info)))
+        return reply_error(s, batch, m->id, RF_JSONRPC_INVALID_PARAMS,
+                           "initialize: params must be an object with a string \"protocolVersion\"");
+    if (s->version)
+        return reply_error(s, batch, m->id, RF_JSONRPC_INVALID_REQUEST, "initialize: already initialized");
+    s->version = pick_version(json_string_value(asked));
+    const char *client = json_string_value(json_object_get(info, "name"));
+    rf_mcp_log(s, RF_MCP_LOG_INFO, "client %s asked for protocol %s, serving %s", client ? client : "(unnamed)",
+               json_string_value(asked), s->version);
+
+    json_t *server_info = json_pack("{s:s, s:s}", "name", "ringfence", "version", rf_version());
+    if (rf_mcp_has_structured_output(s))
+        json_object_set_new(server_info, "title", json_string("ringfence sandbox"));
+    json_t *result = json_pack("{s:s, s:{s:{s:b}}, s:o}", "protocolVersion", s->version, "capabilities", "tools",
+                               "listChanged", 0, "serverInfo", server_info);
+    char *text = instructions(s);
+    if (text)
+        json_object_set_new(result, "instructions", json_string(text));
+    free(text);
+    rf_mcp_reply(s, batch, rf_mcp_response(m->id, result));
+}
+
+static void do_tools_call(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
+{
+    json_t *name = json_object_get(m->params, "name");
+    json_t *args = json_object_get(m->params, "arguments");
+    if (!json_is_object(m->params) || !json_is_string(name) || (args && !json_is_object(args) && !json_is_null(args)))
+        return reply_error(s, batch, m->id, RF_JSONRPC_INVALID_PARAMS,
+                           "tools/call: params must be an object with a string \"name\" and an object "
+                           "\"arguments\"");
+    const rf_mcp_tool *tool = rf_mcp_tool_find(s, json_string_value(name));
+    if (!tool) {
+        rf_mcp_reply(s, batch,
+                     rf_mcp_error(m->id, RF_JSONRPC_INVALID_PARAMS, "unknown tool: %.100s", json_string_value(name)));
+        return;
+    }
+    json_t *empty = json_is_object(args) ? NULL : json_object();
+    json_t *use = empty ? empty : args;
+    /* Wrong arguments are the model's mistake to fix: a tool error it can
+     * read (MCP 2025-11-25), not a protocol error. */
+    char *why = rf_mcp_tool_check_args(tool, use);
+    if (why)
+        rf_mcp_reply(s, batch, rf_mcp_response(m->id, rf_mcp_tool_textf(true, "%s: %s", tool->name, why)));
+    else
+        rf_mcp_calls_start(s, m->id, tool, use, batch);
+    free(why);
+    json_decref(empty);
+}
+
+static void do_request(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
+{
+    const char *method = m->method;
+    bool known = !strcmp(method, "initialize") || !strcmp(method, "ping") || !strcmp(method, "tools/list") ||
+                 !strcmp(method, "tools/call");
+    if (!known) {
+        rf_mcp_reply(s, batch, rf_mcp_error(m->id, RF_JSONRPC_METHOD_NOT_FOUND, "method not found: %.100s", method));
+        return;
+    }
+    if (!strcmp(method, "initialize"))
+        return do_initialize(s, m, batch);
+    if (m->params && !json_is_object(m->params))
+        return reply_error(s, batch, m->id, RF_JSONRPC_INVALID_PARAMS, "params must be an object");
+    if (!strcmp(method, "ping"))
+        return rf_mcp_reply(s, batch, rf_mcp_response(m->id, json_object()));
+    if (!s->version)
+        return reply_error(s, batch, m->id, RF_JSONRPC_INVALID_REQUEST,
+                           "not initialized: send initialize first");
+    if (!strcmp(method, "tools/list")) {
+        json_t *cursor = json_object_get(m->params, "cursor");
+        if (cursor && !json_is_null(cursor)) /* we never hand one out */
+            return reply_error(s, batch, m->id, RF_JSONRPC_INVALID_PARAMS, "tools/list: invalid cursor");
+        return rf_mcp_reply(s, batch, rf_mcp_response(m->id, rf_mcp_tools_list(s)));
+    }
+    do_tools_call(s, m, batch);
+}
+
+static void do_notification(rf_mcp_server *s, rf_mcp_msg *m)
+{
+    if (!strcmp(m->method, "notifications/initialized")) {
+        s->initialized = true;
+    } else if (!strcmp(m->method, "notifications/cancelled")) {
+        json_t *id = json_object_get(m->params, "requestId");
+        const char *reason = json_string_value(json_object_get(m->params, "reason"));
+        if (id && (json_is_string(id) || json_is_integer(id)))
+            rf_mcp_calls_cancel(s, id, reason);
+    } else {
+        rf_mcp_log(s, RF_MCP_LOG_DEBUG, "ignoring notification %.100s", m->method);
+    }
+}
+
+/* Exactly one rf_mcp_reply per message when it is part of a batch. */
+static void handle_msg(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
+{
+    switch (m->kind) {
+    case RF_MCP_MSG_INVALID:
+        rf_mcp_log(s, RF_MCP_LOG_DEBUG, "invalid message: %s", m->error);
+        return reply_error(s, batch, m->id, m->error_code, m->error);
+    case RF_MCP_MSG_BATCH:
+        return reply_error(s, batch, NULL, RF_JSONRPC_INVALID_REQUEST, "a batch cannot contain a batch");
+    case RF_MCP_MSG_RESPONSE:
+        rf_mcp_log(s, RF_MCP_LOG_DEBUG, "ignoring a response: this server sends no requests");
+        break;
+    case RF_MCP_MSG_NOTIFICATION:
+        do_notification(s, m);
+        break;
+    case RF_MCP_MSG_REQUEST:
+        if (batch && !strcmp(m->method, "initialize"))
+            return reply_error(s, batch, m->id, RF_JSONRPC_INVALID_REQUEST, "initialize cannot be part of a batch");
+        return do_request(s, m, batch);
+    }
+    if (batch)
+        rf_mcp_reply(s, batch, NULL);
+}
+
+static void handle_batch(rf_mcp_server *s, rf_mcp_msg *m)
+{
+    size_t n = json_array_size(m->root);
+    if (!has_batches(s))
+        return reply_error(s, NULL, NULL, RF_JSONRPC_INVALID_REQUEST,
+                           s->version ? "JSON-RPC batches are not part of the negotiated protocol version"
+                                      : "JSON-RPC batches are not accepted before initialize");
+    if (n == 0 || n > RF_MCP_MAX_BATCH) {
+        rf_mcp_reply(s, NULL,
+                     rf_mcp_error(NULL, RF_JSONRPC_INVALID_REQUEST, "a batch must hold 1 to %d messages",
+                                  RF_MCP_MAX_BATCH));
+        return;
+    }
+    rf_mcp_batch *batch = calloc(1, sizeof *batch);
+    if (!batch || !(batch->responses = json_array())) {
+        free(batch);
+        return reply_error(s, NULL, NULL, RF_JSONRPC_INTERNAL_ERROR, "out of memory");
+    }
+    batch->pending = (unsigned)n + 1;
+    for (size_t i = 0; i < n; i++) {
+        rf_mcp_msg em;
+        rf_mcp_msg_classify(json_array_get(m->root, i), &em);
+        handle_msg(s, &em, batch);
+        rf_mcp_msg_clear(&em);
+    }
+    rf_mcp_reply(s, batch, NULL); /* the dispatcher's own hold */
+}
+
+void rf_mcp_server_handle_line(rf_mcp_server *s, const char *line, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    if (i == len) /* blank lines between messages are harmless */
+        return;
+    rf_mcp_msg m;
+    rf_mcp_msg_parse(line, len, &m);
+    if (m.kind == RF_MCP_MSG_BATCH)
+        handle_batch(s, &m);
+    else
+        handle_msg(s, &m, NULL);
+    rf_mcp_msg_clear(&m);
+}
+
+/* ── Life of a server ────────────────────────────────────────────────── */
+
+static rf_mcp_server *server_alloc(const rf_mcp_options *opts)
+{
+    rf_mcp_server *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    if (opts)
+        s->opts = *opts;
+    if (!s->opts.max_output_bytes)
+        s->opts.max_output_bytes = RF_MCP_DEFAULT_MAX_OUTPUT;
+    if (!s->opts.max_message_bytes)
+        s->opts.max_message_bytes = RF_MCP_DEFAULT_MAX_MESSAGE;
+    if (!s->opts.max_concurrent_calls)
+        s->opts.max_concurrent_calls = RF_MCP_DEFAULT_MAX_CALLS;
+    pthread_mutex_init(&s->fs_lock, NULL);
+    pthread_mutex_init(&s->out_lock, NULL);
+    pthread_mutex_init(&s->calls_lock, NULL);
+    pthread_cond_init(&s->calls_changed, NULL);
+    s->out_fd = -1;
+    s->write = write_fd;
+    s->write_ud = s;
+    return s;
+}
+
+rf_mcp_server *rf_mcp_server_new_bare(rf_mcp_write_fn fn, void *userdata)
+{
+    rf_mcp_server *s = server_alloc(NULL);
+    if (s && fn) {
+        s->write = fn;
+        s->write_ud = userdata;
+    }
+    return s;
+}
+
+RF_EXPORT rf_mcp_server *rf_mcp_server_new(const rf_policy *policy, const rf_mcp_options *opts, rf_error **err)
+{
+    if (!policy) {
+        rf_error_set(err, EINVAL, "mcp server: no policy");
+        return NULL;
+    }
+    rf_mcp_server *s = server_alloc(opts);
+    if (!s) {
+        rf_error_set(err, ENOMEM, "mcp server");
+        return NULL;
+    }
+    s->policy = policy;
+    /* The guard judges paths from where exec's commands start. */
+    s->guard = rf_guard_new_for_shell(policy, err);
+    if (s->guard)
+        s->fs = rf_fs_open_for_policy(policy, err);
+    if (!s->guard || !s->fs) {
+        rf_error_prefix(err, "mcp server");
+        rf_mcp_server_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void serve_chunk(rf_mcp_server *s, rf_mcp_lines *lines, const char *data, size_t n)
+{
+    for (size_t off = 0; off < n;) {
+        const char *line;
+        size_t len, used;
+        rf_mcp_line_result r = rf_mcp_lines_feed(lines, data + off, n - off, &used, &line, &len);
+        off += used;
+        if (r == RF_MCP_LINE_OK)
+            rf_mcp_server_handle_line(s, line, len);
+        else if (r == RF_MCP_LINE_TOO_LONG)
+            rf_mcp_reply(s, NULL,
+                         rf_mcp_error(NULL, RF_JSONRPC_INVALID_REQUEST, "message longer than %zu bytes",
+                                      s->opts.max_message_bytes));
+    }
+}
+
+RF_EXPORT int rf_mcp_server_serve(rf_mcp_server *s, int in_fd, int out_fd, rf_error **err)
+{
+    rf_mcp_lines lines;
+    char *buf = malloc(65536);
+    if (!buf || rf_mcp_lines_init(&lines, s->opts.max_message_bytes) < 0) {
+        free(buf);
+        return rf_error_set(err, ENOMEM, "mcp server");
+    }
+    s->out_fd = out_fd;
+    int rc = 0;
+    for (;;) {
+        ssize_t n = read(in_fd, buf, 65536);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = rf_error_set(err, errno, "mcp server: read from the client");
+            break;
+        }
+        if (n == 0) {
+            if (lines.len > 0 && !lines.discarding) /* a last message without its newline */
+                serve_chunk(s, &lines, "\n", 1);
+            break;
+        }
+        serve_chunk(s, &lines, buf, (size_t)n);
+    }
+    rf_mcp_log(s, RF_MCP_LOG_DEBUG, "end of input; stopping running calls");
+    rf_mcp_calls_drain(s);
+    rf_mcp_lines_free(&lines);
+    free(buf);
+    return rc;
+}
+
+RF_EXPORT void rf_mcp_server_free(rf_mcp_server *s)
+{
+    if (!s)
+        return;
+    rf_mcp_calls_drain(s);
+    rf_guard_free(s->guard);
+    rf_fs_close(s->fs);
+    pthread_mutex_destroy(&s->fs_lock);
+    pthread_mutex_destroy(&s->out_lock);
+    pthread_mutex_destroy(&s->calls_lock);
+    pthread_cond_destroy(&s->calls_changed);
+    free(s);
+}
