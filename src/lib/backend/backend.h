@@ -26,6 +26,19 @@ int rf_backend_choose_auto(rf_backend_kind *ret, char **reason, rf_error **err);
  * runtime-user-env tree is handed to that uid: it is the command's HOME. */
 int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err);
 
+/* What every backend prepares on the host before its first clone: the
+ * instance directories and, when a limit needs them, the cgroups. */
+typedef struct rf_backend_start {
+    struct rf_cgroup *cgroup;
+    rf_limits_report how;
+    char **warnings;
+} rf_backend_start;
+int rf_backend_start_prepare(const rf_plan *plan, rf_backend_start *s, rf_error **err);
+/* Undo it (spawn failed before a rf_proc took it over). */
+void rf_backend_start_release(rf_backend_start *s);
+/* Hand it to proc (which then owns the cgroup and the warnings). */
+void rf_backend_start_give(rf_backend_start *s, rf_proc *proc);
+
 /* The sandbox's cgroups, only when the plan sets a memory, pids or cpu
  * limit (creating them costs about a millisecond), with a keeper that
  * removes them if the caller is killed. *cg stays NULL otherwise; *how says

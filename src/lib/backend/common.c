@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The instance directories: the only thing ringfence creates on the host. */
 #include "backend/backend.h"
+#include "util/strv.h"
+#include "proc/proc.h"
 #include "limits/cgroup.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -84,4 +86,30 @@ int rf_backend_make_cgroup(const rf_plan *plan, rf_cgroup **cg, rf_limits_report
         return -1;
     }
     return 0;
+}
+
+int rf_backend_start_prepare(const rf_plan *plan, rf_backend_start *s, rf_error **err)
+{
+    memset(s, 0, sizeof *s);
+    if (rf_backend_make_instance_dirs(plan, err) < 0 ||
+        rf_backend_make_cgroup(plan, &s->cgroup, &s->how, &s->warnings, err) < 0) {
+        rf_backend_start_release(s);
+        return -1;
+    }
+    return 0;
+}
+
+void rf_backend_start_release(rf_backend_start *s)
+{
+    rf_cgroup_destroy(s->cgroup);
+    rf_strv_free(s->warnings);
+    memset(s, 0, sizeof *s);
+}
+
+void rf_backend_start_give(rf_backend_start *s, rf_proc *proc)
+{
+    proc->cgroup = s->cgroup;
+    proc->how = s->how;
+    proc->warnings = s->warnings;
+    memset(s, 0, sizeof *s);
 }

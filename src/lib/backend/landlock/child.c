@@ -68,19 +68,6 @@ static int drop_ids(const rf_plan *plan, rf_setup_fail *f)
     return 0;
 }
 
-/* Whatever the caller held (ambient or file capabilities of a non-root
- * caller) is dropped too; no_new_privs is already set. */
-static int drop_caps(rf_setup_fail *f)
-{
-    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-        return rf_fail(f, "clear ambient capabilities", NULL);
-    struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-    struct __user_cap_data_struct data[2] = { { 0 } };
-    if (syscall(SYS_capset, &hdr, data) < 0)
-        return rf_fail(f, "drop capabilities", NULL);
-    return 0;
-}
-
 /* Before the ids change: the rules' paths are opened with the caller's
  * permissions, so a rule the unprivileged id could not open does not stop
  * the start (it grants nothing that id could use). */
@@ -135,14 +122,11 @@ static _Noreturn void run_command(const rf_hostproc_ctx *c, pid_t init, const si
     /* Entered with the identity the command will have. */
     if (chdir(plan->cwd) < 0 && rf_fail(&f, "enter working directory", plan->cwd) < 0)
         die(c, &f);
-    /* After the identity change: RLIMIT_NPROC counts the final uid. */
-    int rl = rf_limits_apply_rlimits(&plan->limits, &c->how);
-    if (rl < 0) {
-        errno = -rl;
-        rf_fail(&f, "resource limits", NULL);
+    if (rf_limits_apply(&plan->limits, &c->how, &f) < 0)
         die(c, &f);
-    }
-    if (c->confine && (drop_caps(&f) < 0 || apply_seccomp(c, &f) < 0))
+    /* Whatever the caller held (ambient or file capabilities of a non-root
+     * caller) is dropped too; no_new_privs is already set. */
+    if (c->confine && (rf_caps_clear(&f) < 0 || apply_seccomp(c, &f) < 0))
         die(c, &f);
     sigprocmask(SIG_SETMASK, oldmask, NULL);
     execve(plan->exec_path, plan->argv, plan->env);

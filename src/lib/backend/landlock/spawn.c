@@ -78,20 +78,15 @@ static int prepare(const rf_plan *plan, rf_hostproc_ctx *c, rf_error **err)
 
 rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
-    if (rf_backend_make_instance_dirs(plan, err) < 0)
+    rf_backend_start start;
+    if (rf_backend_start_prepare(plan, &start, err) < 0)
         return NULL;
-    rf_cgroup *cg = NULL;
-    rf_limits_report how;
-    char **warnings = NULL;
-    if (rf_backend_make_cgroup(plan, &cg, &how, &warnings, err) < 0) {
-        rf_strv_free(warnings);
-        return NULL;
-    }
+    rf_cgroup *cg = start.cgroup;
+    rf_limits_report how = start.how;
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
         rf_error_set(err, errno, "socketpair");
-        rf_cgroup_destroy(cg);
-        rf_strv_free(warnings);
+        rf_backend_start_release(&start);
         return NULL;
     }
     rf_hostproc_ctx ctx = { .plan = plan, .sock = sv[1], .caller = getpid(), .stdio = { -1, -1, -1 },
@@ -102,8 +97,7 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
         release(&ctx);
         close(sv[0]);
         close(sv[1]);
-        rf_cgroup_destroy(cg);
-        rf_strv_free(warnings);
+        rf_backend_start_release(&start);
         return NULL;
     }
     int pidfd = -1;
@@ -125,8 +119,7 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
     close(sv[1]);
     if (pid < 0) {
         close(sv[0]);
-        rf_cgroup_destroy(cg);
-        rf_strv_free(warnings);
+        rf_backend_start_release(&start);
         rf_error_set(err, e, "start the sandbox's init");
         return NULL;
     }
@@ -139,15 +132,12 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
             ;
         if (pidfd >= 0)
             close(pidfd);
-        rf_cgroup_destroy(cg);
-        rf_strv_free(warnings);
+        rf_backend_start_release(&start);
         rf_error_set(err, e, "start the sandbox's init");
         return NULL;
     }
     proc->tree_via_init = true;
-    proc->cgroup = cg;
-    proc->how = how;
-    proc->warnings = warnings;
+    rf_backend_start_give(&start, proc);
     /* v1 hierarchies (and v2 after a fork fallback): before "go". */
     if (cg && (rf_cgroup_attach(cg, pid, err) < 0 || rf_msg_send(sv[0], RF_MSG_GO, 0, NULL, NULL) < 0)) {
         rf_proc_free(proc);

@@ -192,13 +192,8 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     if (chdir(plan->cwd) < 0 && rf_fail(&f, "enter working directory", plan->cwd) < 0)
         die(c, &f);
-    /* After the identity switch: RLIMIT_NPROC counts the final uid. */
-    int rl = rf_limits_apply_rlimits(&plan->limits, &c->how);
-    if (rl < 0) {
-        errno = -rl;
-        rf_fail(&f, "resource limits", NULL);
+    if (rf_limits_apply(&plan->limits, &c->how, &f) < 0)
         die(c, &f);
-    }
     /* A new session: no controlling terminal, so no TIOCSTI injection into
      * the caller's terminal and no job-control signals from it. */
     if (setsid() < 0 && rf_fail(&f, "setsid", NULL) < 0)

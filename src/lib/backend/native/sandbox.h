@@ -42,6 +42,11 @@ int rf_mount_build_root(const rf_plan *plan, const int *src_fds, rf_setup_fail *
  * effective), lock the securebits so root inside cannot regain any on
  * exec, and set no_new_privs. */
 int rf_caps_drop_all(rf_setup_fail *f);
+/* Empty the ambient, inheritable, permitted and effective sets. */
+int rf_caps_clear(rf_setup_fail *f);
+/* The rlimit fallbacks and defaults, in a child before exec (after the last
+ * identity change: RLIMIT_NPROC counts the final uid). */
+int rf_limits_apply(const rf_limits *limits, const rf_limits_report *how, rf_setup_fail *f);
 
 /* net.c: bring the loopback interface up in a fresh network namespace. */
 int rf_net_loopback_up(rf_setup_fail *f);

@@ -34,65 +34,86 @@ static int clone_error(int e, rf_error **err)
     return -1;
 }
 
+/* Born in the v2 cgroup; the cgroup namespace is made by the child once
+ * it sits in every hierarchy's cgroup (see sandbox.c). */
+static void clone_into_cgroup(struct clone_args *args, rf_native_ctx *ctx, const rf_cgroup *cg)
+{
+    if (!cg)
+        return;
+    ctx->late_cgroupns = (args->flags & CLONE_NEWCGROUP) != 0;
+    args->flags &= ~(uint64_t)CLONE_NEWCGROUP;
+    if (rf_cgroup_v2_dir_fd(cg) >= 0) {
+        args->flags |= CLONE_INTO_CGROUP;
+        args->cgroup = (uint64_t)rf_cgroup_v2_dir_fd(cg);
+    }
+}
+
+/* The child is waiting for "go": put it in its cgroups, write its id maps
+ * (unprivileged caller), then let it start. */
+static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int sock, rf_backend_start *start,
+                              rf_error **err)
+{
+    rf_proc *proc = rf_proc_new(pid, pidfd, sock, &plan->limits);
+    if (!proc) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(sock);
+        rf_error_set(err, ENOMEM, "spawn");
+        return NULL;
+    }
+    rf_cgroup *cg = start->cgroup;
+    rf_backend_start_give(start, proc);
+    if (cg && rf_cgroup_attach(cg, pid, err) < 0)
+        goto fail;
+    if (!plan->caller_is_root &&
+        rf_userns_write_maps(pid, plan->uid_inside, plan->uid_host, plan->gid_inside, plan->gid_host, err) < 0) {
+        rf_error_prefix(err, "map the user namespace");
+        goto fail;
+    }
+    if (rf_msg_send(sock, RF_MSG_GO, 0, NULL, NULL) < 0) {
+        rf_error_set(err, errno, "start the sandbox");
+        goto fail;
+    }
+    return proc;
+fail:
+    rf_proc_free(proc); /* kills the child, removes the cgroup */
+    return NULL;
+}
+
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
-    if (rf_backend_make_instance_dirs(plan, err) < 0)
+    rf_backend_start start;
+    if (rf_backend_start_prepare(plan, &start, err) < 0)
         return NULL;
-    rf_cgroup *cg = NULL;
-    rf_limits_report how;
-    char **warnings = NULL;
-    if (rf_backend_make_cgroup(plan, &cg, &how, &warnings, err) < 0) {
-        rf_strv_free(warnings);
-        return NULL;
+    int sv[2] = { -1, -1 }, userns_fd = -1;
+    rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how };
+    _cleanup_free_ int *src_fds = calloc(plan->n_mounts + 1, sizeof(int));
+    if (!src_fds) {
+        rf_error_set(err, ENOMEM, "spawn");
+        goto fail;
     }
-    int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
         rf_error_set(err, errno, "socketpair");
-        return NULL;
+        goto fail;
     }
-    _cleanup_free_ int *src_fds = calloc(plan->n_mounts + 1, sizeof(int));
-    int userns_fd = -1;
-    if (plan->caller_is_root)
-        userns_fd = rf_userns_create_mapped(plan->uid_inside, plan->uid_host, plan->gid_inside,
-                                            plan->gid_host, err);
-    if (!src_fds || (plan->caller_is_root && userns_fd < 0)) {
-        if (!src_fds)
-            rf_error_set(err, ENOMEM, "spawn");
-        close(sv[0]);
-        close(sv[1]);
-        rf_cgroup_destroy(cg);
-        rf_strv_free(warnings);
-        return NULL;
-    }
-    rf_native_ctx ctx = { .plan = plan, .sock = sv[1], .userns_fd = userns_fd, .src_fds = src_fds,
-                          .stdio = { -1, -1, -1 }, .how = how };
+    if (plan->caller_is_root &&
+        (userns_fd = rf_userns_create_mapped(plan->uid_inside, plan->uid_host, plan->gid_inside, plan->gid_host,
+                                             err)) < 0)
+        goto fail;
+    ctx.sock = sv[1];
+    ctx.userns_fd = userns_fd;
+    ctx.src_fds = src_fds;
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
-    if (rf_confine_prepare(plan, &ctx, err) < 0) {
-        close(sv[0]);
-        close(sv[1]);
-        if (userns_fd >= 0)
-            close(userns_fd);
-        rf_cgroup_destroy(cg);
-        rf_strv_free(warnings);
-        return NULL;
-    }
+    if (rf_confine_prepare(plan, &ctx, err) < 0)
+        goto fail;
 
     int pidfd = -1;
     uint64_t flags = (uint64_t)plan->clone_flags | CLONE_PIDFD;
     if (plan->caller_is_root)
         flags &= ~(uint64_t)CLONE_NEWUSER; /* entered later, see sandbox.c */
     struct clone_args args = { .flags = flags, .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
-    if (cg) {
-        /* Born in the v2 cgroup; the cgroup namespace is made by the child
-         * once it sits in every hierarchy's cgroup (see sandbox.c). */
-        ctx.late_cgroupns = (flags & CLONE_NEWCGROUP) != 0;
-        args.flags &= ~(uint64_t)CLONE_NEWCGROUP;
-        if (rf_cgroup_v2_dir_fd(cg) >= 0) {
-            args.flags |= CLONE_INTO_CGROUP;
-            args.cgroup = (uint64_t)rf_cgroup_v2_dir_fd(cg);
-        }
-    }
+    clone_into_cgroup(&args, &ctx, start.cgroup);
     pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
     if (pid == 0)
         rf_sandbox_child(&ctx);
@@ -103,38 +124,19 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
         close(userns_fd);
     if (pid < 0) {
         close(sv[0]);
-        rf_cgroup_destroy(cg);
-        rf_strv_free(warnings);
+        rf_backend_start_release(&start);
         clone_error(e, err);
         return NULL;
     }
-    rf_proc *proc = rf_proc_new(pid, pidfd, sv[0], &plan->limits);
-    if (!proc) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        rf_cgroup_destroy(cg);
-        rf_strv_free(warnings);
-        rf_error_set(err, ENOMEM, "spawn");
-        return NULL;
-    }
-    proc->cgroup = cg;
-    proc->how = how;
-    proc->warnings = warnings;
-    /* v1 hierarchies: entered while the child still waits for "go". */
-    if (cg && rf_cgroup_attach(cg, pid, err) < 0) {
-        rf_proc_free(proc);
-        return NULL;
-    }
-    if (!plan->caller_is_root &&
-        rf_userns_write_maps(pid, plan->uid_inside, plan->uid_host, plan->gid_inside, plan->gid_host, err) < 0) {
-        rf_error_prefix(err, "map the user namespace");
-        rf_proc_free(proc);
-        return NULL;
-    }
-    if (rf_msg_send(sv[0], RF_MSG_GO, 0, NULL, NULL) < 0) {
-        rf_error_set(err, errno, "start the sandbox");
-        rf_proc_free(proc);
-        return NULL;
-    }
-    return proc;
+    return release_child(plan, pid, pidfd, sv[0], &start, err);
+
+fail:
+    rf_confine_release(&ctx);
+    for (int i = 0; i < 2; i++)
+        if (sv[i] >= 0)
+            close(sv[i]);
+    if (userns_fd >= 0)
+        close(userns_fd);
+    rf_backend_start_release(&start);
+    return NULL;
 }
