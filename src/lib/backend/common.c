@@ -36,8 +36,15 @@ static int chmod_nofollow(const char *dir, mode_t mode, rf_error **err)
 
 int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
 {
+    /* A root caller's HOME tree belongs to whoever the command is on disk:
+     * the unprivileged id when the landlock backend drops to it, root when
+     * the native backend shows root's files through an idmapped mount. Runs
+     * of both backends share the tree, so hand it to the right one. */
     _cleanup_free_ char *user_env = NULL;
-    if (plan->drop_ids && asprintf(&user_env, "%s/runtime-user-env", plan->instance_root) < 0)
+    uid_t owner = plan->drop_ids ? plan->uid_host : 0;
+    gid_t group = plan->drop_ids ? plan->gid_host : 0;
+    if ((plan->drop_ids || plan->caller_is_root) &&
+        asprintf(&user_env, "%s/runtime-user-env", plan->instance_root) < 0)
         return rf_error_set(err, ENOMEM, "instance directories");
     for (size_t i = 0; plan->instance_dirs && plan->instance_dirs[i]; i++) {
         const char *dir = plan->instance_dirs[i];
@@ -48,13 +55,12 @@ int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
         if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
             return rf_error_set(err, ENOTDIR, "instance directory %s", dir),
                    rf_error_hint_set(err, "remove %s or set RINGFENCE_HOME elsewhere", dir);
-        if (user_env && rf_path_is_beneath(dir, user_env) &&
-            (st.st_uid != plan->uid_host || st.st_gid != plan->gid_host) &&
-            hand_over(dir, plan->uid_host, plan->gid_host, err) < 0)
+        if (user_env && rf_path_is_beneath(dir, user_env) && (st.st_uid != owner || st.st_gid != group) &&
+            hand_over(dir, owner, group, err) < 0)
             return -1;
         /* The instance root itself: searchable, not listable, so that id
          * reaches its HOME; the other instance directories stay 0700. */
-        if (user_env && !strcmp(dir, plan->instance_root) && (st.st_mode & 07777) != 0711 &&
+        if (plan->drop_ids && !strcmp(dir, plan->instance_root) && (st.st_mode & 07777) != 0711 &&
             chmod_nofollow(dir, 0711, err) < 0)
             return -1;
     }

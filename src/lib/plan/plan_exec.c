@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,8 +80,13 @@ int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err)
         return -1;
     }
     plan->exec_path = found;
-    if (!rf_plan_path_visible(plan, found, NULL)) {
-        _cleanup_free_ char *dir = strdup(found);
+    /* Judge visibility on the real path: /bin/true is /usr/bin/true behind
+     * the /bin symlink, already visible through the /usr bind. */
+    char real[PATH_MAX];
+    if (!realpath(found, real))
+        snprintf(real, sizeof real, "%s", found);
+    if (!rf_plan_path_visible(plan, real, NULL)) {
+        _cleanup_free_ char *dir = strdup(real);
         if (!dir)
             return rf_error_set(err, ENOMEM, "plan");
         const char *parent = dirname(dir);

@@ -18,14 +18,16 @@
 /* What common tools need from /etc. Never shadow, gshadow, sudoers, ssh,
  * subuid/subgid or anything with secrets; /etc/ssl/private is masked. */
 static const char *const etc_entries[] = {
+    /* Small files, copied at start (see add_etc_file). */
     "passwd", "group", "hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf",
-    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "ssl",
-    "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies", "alternatives",
-    "protocols", "services", "rpc", "mime.types", "inputrc", "bash.bashrc", "profile",
-    "profile.d", "locale.alias", "locale.conf", "locale.gen", "default/locale", "os-release",
-    "lsb-release", "debian_version", "magic", "magic.mime", "terminfo", "gitconfig",
-    "python3*", "java-*", "perl", "fonts", "ImageMagick-*", "pip.conf", "wgetrc",
-    "environment.d", "mailcap", "manpath.config", "vim", "nanorc",
+    "ld.so.cache", "ld.so.conf", "localtime", "timezone", "ca-certificates.conf", "protocols",
+    "services", "rpc", "mime.types", "inputrc", "bash.bashrc", "profile", "locale.alias",
+    "locale.conf", "locale.gen", "default/locale", "os-release", "lsb-release", "debian_version",
+    "magic", "magic.mime", "gitconfig", "pip.conf", "wgetrc", "mailcap", "manpath.config", "nanorc",
+    /* Directories, bound: each is a mount at start and at teardown, so only
+     * those programs read at run time: certificates, the alternatives
+     * symlinks behind /usr/bin/awk and friends, and Java's security files. */
+    "ssl", "pki", "crypto-policies", "alternatives", "java-*",
 };
 
 /* Directories that must stay hidden even inside an exposed /etc entry. */

@@ -33,6 +33,10 @@ typedef struct rf_seccomp_request {
  * list gives *bpf = NULL, *len = 0: no filter at all. An unknown syscall
  * name, or one missing on this architecture, is an error naming it. */
 int rf_seccomp_compile(const rf_seccomp_request *req, void **bpf, size_t *len, rf_error **err);
+/* Like rf_seccomp_compile, but reuse the filter a previous start compiled
+ * for the same request and build, kept in cache_dir (NULL: no cache). */
+int rf_seccomp_compile_cached(const rf_seccomp_request *req, const char *cache_dir, void **bpf, size_t *len,
+                              rf_error **err);
 
 /* Install a program from rf_seccomp_compile() on the calling thread. len 0
  * does nothing. Needs PR_SET_NO_NEW_PRIVS (or CAP_SYS_ADMIN). Returns 0 or

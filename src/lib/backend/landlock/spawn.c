@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <linux/sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -69,7 +70,9 @@ static int prepare(const rf_plan *plan, rf_hostproc_ctx *c, rf_error **err)
                                .allow = plan->seccomp_allow, .deny_inet = plan->seccomp_deny_inet };
     void *bpf = NULL;
     size_t len = 0;
-    if (rf_seccomp_compile(&req, &bpf, &len, err) < 0)
+    char cache[4096];
+    snprintf(cache, sizeof cache, "%s/cache", plan->instance_root);
+    if (rf_seccomp_compile_cached(&req, cache, &bpf, &len, err) < 0)
         return -1;
     c->seccomp_bpf = bpf;
     c->seccomp_len = len;

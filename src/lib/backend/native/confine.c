@@ -9,6 +9,7 @@
 #include "util/error.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,7 +27,9 @@ int rf_confine_prepare(const rf_plan *plan, rf_native_ctx *ctx, rf_error **err)
     rf_seccomp_request req = { .profile = plan->seccomp, .deny = plan->seccomp_deny, .allow = plan->seccomp_allow };
     void *bpf = NULL;
     size_t len = 0;
-    if (rf_seccomp_compile(&req, &bpf, &len, err) < 0) {
+    char cache[4096];
+    snprintf(cache, sizeof cache, "%s/cache", plan->instance_root);
+    if (rf_seccomp_compile_cached(&req, cache, &bpf, &len, err) < 0) {
         rf_confine_release(ctx);
         return -1;
     }
