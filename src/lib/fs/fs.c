@@ -16,9 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const default_protected[] = {
-    ".git/hooks", ".ringfence.json", ".ringfence.yaml", ".ringfence.yml", NULL,
-};
 
 /* PCRE2 backtracking bounds: a pathological pattern fails to match (and so
  * denies) instead of burning CPU. */
@@ -133,7 +130,7 @@ static int compile_patterns(const char *const *src, const char *setting, pcre2_c
 static int load_protected(rf_fs *fs, const char *const *src, rf_error **err)
 {
     if (!src)
-        src = default_protected;
+        src = rf_policy_default_protected();
     fs->protected_rel = calloc(1, sizeof(char *));
     if (!fs->protected_rel)
         return rf_error_set(err, ENOMEM, "protected_paths");

@@ -94,6 +94,8 @@ struct rf_policy {
 /* Fill a policy with the built-in defaults (no paths). */
 void rf_policy_init_defaults(rf_policy *p);
 void rf_policy_clear(rf_policy *p);
+/* The built-in protected_paths (workspace-relative, NULL-terminated). */
+const char *const *rf_policy_default_protected(void);
 
 /* "native", "landlock", ... */
 const char *rf_policy_backend_name(rf_backend_kind b);

@@ -70,9 +70,10 @@ static int prepare(const rf_plan *plan, rf_hostproc_ctx *c, rf_error **err)
                                .allow = plan->seccomp_allow, .deny_inet = plan->seccomp_deny_inet };
     void *bpf = NULL;
     size_t len = 0;
-    char cache[4096];
-    snprintf(cache, sizeof cache, "%s/cache", plan->instance_root);
-    if (rf_seccomp_compile_cached(&req, cache, &bpf, &len, err) < 0)
+    /* No cache here: without a mount namespace the command can write
+     * wherever the caller's Landlock rules allow, and a cache it could
+     * write would feed a weaker filter to the next start. */
+    if (rf_seccomp_compile(&req, &bpf, &len, err) < 0)
         return -1;
     c->seccomp_bpf = bpf;
     c->seccomp_len = len;

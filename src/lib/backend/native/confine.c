@@ -29,7 +29,12 @@ int rf_confine_prepare(const rf_plan *plan, rf_native_ctx *ctx, rf_error **err)
     size_t len = 0;
     char cache[4096];
     snprintf(cache, sizeof cache, "%s/cache", plan->instance_root);
-    if (rf_seccomp_compile_cached(&req, cache, &bpf, &len, err) < 0) {
+    /* A cache the sandbox could write (the workspace holds the instance
+     * root) could be fed a weaker filter for the next start: not used. */
+    bool writable = false;
+    if (rf_plan_path_visible(plan, cache, &writable) && writable)
+        snprintf(cache, sizeof cache, "%s", "");
+    if (rf_seccomp_compile_cached(&req, cache[0] ? cache : NULL, &bpf, &len, err) < 0) {
         rf_confine_release(ctx);
         return -1;
     }
