@@ -13,11 +13,16 @@ build=$(cd "${1:-$top/build}" && pwd)
 runs=${2:-300}
 rf="$build/ringfence"
 command -v hyperfine >/dev/null || { echo "bench: needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
-ws=$(mktemp -d /tmp/rf-bench.XXXXXX)
-chmod 755 "$ws"
-export RINGFENCE_HOME="$ws/.rfhome"
-out="$ws/result.json"
-trap 'rm -rf "$ws"' EXIT
+# The instance root lies outside the workspace, as it does by default
+# (~/.ringfence): inside it, the sandbox could write the filter cache, so
+# ringfence would (rightly) not use it.
+top_tmp=$(mktemp -d /tmp/rf-bench.XXXXXX)
+ws="$top_tmp/ws"
+mkdir "$ws"
+chmod 755 "$top_tmp" "$ws"
+export RINGFENCE_HOME="$top_tmp/rfhome"
+out="$top_tmp/result.json"
+trap 'rm -rf "$top_tmp"' EXIT
 cd "$ws"
 
 links=""
