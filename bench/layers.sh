@@ -14,19 +14,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 runs=${2:-200}
-rf="$build/ringfence"
-command -v hyperfine >/dev/null || { echo "bench: needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
-# The instance root lies outside the workspace, as it does by default
-# (~/.ringfence): inside it, the sandbox could write the filter cache, so
-# ringfence would (rightly) not use it.
-top_tmp=$(mktemp -d /tmp/rf-bench.XXXXXX)
-ws="$top_tmp/ws"
-mkdir "$ws"
-chmod 755 "$top_tmp" "$ws"
-export RINGFENCE_HOME="$top_tmp/rfhome"
-out="$top_tmp/result.json"
-trap 'rm -rf "$top_tmp"' EXIT
-cd "$ws"
+. "$(dirname "$0")/lib.sh"
 # A root caller runs the landlock backend's command as uid 65534.
 [ "$(id -u)" = 0 ] && chown 65534:65534 "$ws"
 

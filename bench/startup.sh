@@ -11,19 +11,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 runs=${2:-300}
-rf="$build/ringfence"
-command -v hyperfine >/dev/null || { echo "bench: needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
-# The instance root lies outside the workspace, as it does by default
-# (~/.ringfence): inside it, the sandbox could write the filter cache, so
-# ringfence would (rightly) not use it.
-top_tmp=$(mktemp -d /tmp/rf-bench.XXXXXX)
-ws="$top_tmp/ws"
-mkdir "$ws"
-chmod 755 "$top_tmp" "$ws"
-export RINGFENCE_HOME="$top_tmp/rfhome"
-out="$top_tmp/result.json"
-trap 'rm -rf "$top_tmp"' EXIT
-cd "$ws"
+. "$(dirname "$0")/lib.sh"
 
 links=""
 for l in bin sbin lib lib64; do

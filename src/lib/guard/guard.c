@@ -80,36 +80,35 @@ fail:
 
 static rf_guard *guard_for(const rf_policy *policy, const char *cwd, rf_error **err);
 
-RF_EXPORT rf_guard *rf_guard_new_for_policy(const rf_policy *policy, rf_error **err)
+/* Where a command starts: the policy's chdir when set and inside the
+ * workspace; else, with `caller_first`, the caller's directory when
+ * inside; else the workspace. */
+static rf_guard *guard_at(const rf_policy *policy, bool caller_first, rf_error **err)
 {
     if (!policy) {
         rf_error_set(err, EINVAL, "creating the guard");
         return NULL;
     }
-    /* The command starts where the sandbox will chdir to: the policy's chdir
-     * when set and inside the workspace, else the caller's directory when
-     * inside, else the workspace (the policy's "auto"). */
-    const char *cwd = policy->workspace;
-    if (policy->workspace && policy->chdir && rf_path_is_beneath(policy->chdir, policy->workspace))
+    const char *ws = policy->workspace, *cwd = ws;
+    if (ws && policy->chdir && rf_path_is_beneath(policy->chdir, ws))
         cwd = policy->chdir;
-    else if (policy->workspace && !policy->chdir && policy->caller_cwd &&
-             rf_path_is_beneath(policy->caller_cwd, policy->workspace))
+    else if (ws && caller_first && !policy->chdir && policy->caller_cwd &&
+             rf_path_is_beneath(policy->caller_cwd, ws))
         cwd = policy->caller_cwd;
     return guard_for(policy, cwd, err);
 }
 
-/* A shell command of the exec tool runs in the policy's chdir, else the
- * workspace (rf_plan_build_shell): its paths are checked from there. */
+/* For `ringfence run`: the sandbox's own choice of working directory. */
+RF_EXPORT rf_guard *rf_guard_new_for_policy(const rf_policy *policy, rf_error **err)
+{
+    return guard_at(policy, true, err);
+}
+
+/* For the exec tool, which runs in the policy's chdir, else the workspace
+ * (rf_plan_build_shell): its paths are checked from there. */
 RF_EXPORT rf_guard *rf_guard_new_for_shell(const rf_policy *policy, rf_error **err)
 {
-    if (!policy) {
-        rf_error_set(err, EINVAL, "creating the guard");
-        return NULL;
-    }
-    const char *cwd = policy->workspace;
-    if (policy->workspace && policy->chdir && rf_path_is_beneath(policy->chdir, policy->workspace))
-        cwd = policy->chdir;
-    return guard_for(policy, cwd, err);
+    return guard_at(policy, false, err);
 }
 
 static rf_guard *guard_for(const rf_policy *policy, const char *cwd, rf_error **err)
