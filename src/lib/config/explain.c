@@ -38,18 +38,7 @@ static const char *item_origin(explainer *ex, const char *path, size_t i, const 
         snprintf(p, sizeof p, "expose[%zu]", ex->expose_index ? ex->expose_index[i] : i);
         return rf_merged_origin(ex->m, p);
     }
-    /* Walk the merged tree to the list. */
-    const json_t *list = ex->m->tree;
-    char key[128];
-    for (const char *s = path; list && *s;) {
-        size_t n = strcspn(s, ".");
-        if (n >= sizeof key)
-            return NULL;
-        memcpy(key, s, n);
-        key[n] = '\0';
-        list = json_object_get(list, key);
-        s += n + (s[n] == '.');
-    }
+    const json_t *list = rf_json_path_get(ex->m->tree, path);
     size_t j;
     json_t *item;
     json_array_foreach(list, j, item) {

@@ -206,6 +206,18 @@ static bool is_pwd_subst(const lexer *lx, size_t from, size_t to)
     return (n == 6 && !memcmp(s, "$(pwd)", 6)) || (n == 5 && !memcmp(s, "`pwd`", 5));
 }
 
+/* A `...` substitution at lx->pos: skipped whole and recorded as an
+ * expansion (the current directory for `pwd`, else unknown). */
+static int backtick(lexer *lx)
+{
+    size_t from = lx->pos, to;
+    if (nested_backtick(lx, from, &to) < 0)
+        return -1;
+    lx->pos = to;
+    add_expansion(lx, from, to, is_pwd_subst(lx, from, to) ? "." : UNKNOWN);
+    return 0;
+}
+
 /* ${...}: find the closing brace, parsing $( and ` inside as nested lists. */
 static int param_end(lexer *lx, size_t at, size_t *endp)
 {
@@ -391,11 +403,8 @@ static void double_quote(lexer *lx)
         } else if (c == '$') {
             dollar(lx, true);
         } else if (c == '`') {
-            size_t from = lx->pos, to;
-            if (nested_backtick(lx, from, &to) < 0)
+            if (backtick(lx) < 0)
                 return;
-            lx->pos = to;
-            add_expansion(lx, from, to, is_pwd_subst(lx, from, to) ? "." : UNKNOWN);
         } else {
             add_lit(lx, &c, 1);
             lx->pos++;
@@ -457,11 +466,8 @@ static void unquoted(lexer *lx, char c)
     } else if (c == '$') {
         dollar(lx, false);
     } else if (c == '`') {
-        size_t from = lx->pos, to;
-        if (nested_backtick(lx, from, &to) < 0)
+        if (backtick(lx) < 0)
             return;
-        lx->pos = to;
-        add_expansion(lx, from, to, is_pwd_subst(lx, from, to) ? "." : UNKNOWN);
     } else {
         lx->unquoted_lit = true; /* the only bytes brace expansion sees */
         add_lit(lx, &c, 1);

@@ -22,6 +22,9 @@ int rf_resolve_fail(rf_resolver *r, const char *path, const char *fmt, ...)
 const char *rf_resolve_what(const rf_resolver *r, const char *path, char *buf, size_t size);
 /* Resolve one merged tree into *p (which has its defaults filled in). */
 int rf_resolve_tree(rf_resolver *r, rf_policy *p);
+/* The value at a dotted path ("tools.exec.timeout") of nested objects, or
+ * NULL. */
+const json_t *rf_json_path_get(const json_t *obj, const char *path);
 /* Refuse a workspace layer that loosens `before` into `after`. */
 int rf_policy_check_tighter(const rf_policy *before, const rf_policy *after, const char *origin,
                             rf_error **err);

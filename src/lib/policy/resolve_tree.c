@@ -17,10 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const json_t *get(const json_t *obj, const char *path)
+const json_t *rf_json_path_get(const json_t *obj, const char *path)
 {
     /* "a.b.c": nested objects only. */
-    char key[64];
+    char key[128];
     while (obj && *path) {
         size_t n = strcspn(path, ".");
         if (n >= sizeof key)
@@ -35,21 +35,21 @@ static const json_t *get(const json_t *obj, const char *path)
 
 static void get_bool(const json_t *t, const char *path, bool *out)
 {
-    const json_t *v = get(t, path);
+    const json_t *v = rf_json_path_get(t, path);
     if (json_is_boolean(v))
         *out = json_is_true(v);
 }
 
 static void get_num(const json_t *t, const char *path, double *out)
 {
-    const json_t *v = get(t, path);
+    const json_t *v = rf_json_path_get(t, path);
     if (json_is_number(v))
         *out = json_number_value(v);
 }
 
 static int pick(const json_t *t, const char *path, const char *const *names, int fallback)
 {
-    const char *s = json_string_value(get(t, path));
+    const char *s = json_string_value(rf_json_path_get(t, path));
     for (int i = 0; s && names[i]; i++)
         if (!strcmp(s, names[i]))
             return i;
@@ -164,7 +164,7 @@ static bool env_name_ok(const char *k)
 
 static int resolve_env(rf_resolver *r, rf_policy *p)
 {
-    const json_t *set = get(r->tree, "env.set"), *keep = get(r->tree, "env.keep");
+    const json_t *set = rf_json_path_get(r->tree, "env.set"), *keep = rf_json_path_get(r->tree, "env.keep");
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)set, k, v) {
@@ -199,8 +199,8 @@ static int resolve_env(rf_resolver *r, rf_policy *p)
 
 static void resolve_limits(rf_resolver *r, rf_policy *p)
 {
-    const json_t *mem = get(r->tree, "limits.memory");
-    const json_t *pids = get(r->tree, "limits.pids");
+    const json_t *mem = rf_json_path_get(r->tree, "limits.memory");
+    const json_t *pids = rf_json_path_get(r->tree, "limits.pids");
     if (mem)
         rf_parse_size(mem, &p->limits.memory_bytes);
     if (json_is_integer(pids))
@@ -240,7 +240,7 @@ static int resolve_modes(rf_resolver *r, rf_policy *p)
 
 static int copy_list(rf_resolver *r, const char *path, char ***out)
 {
-    const json_t *list = get(r->tree, path);
+    const json_t *list = rf_json_path_get(r->tree, path);
     size_t i;
     json_t *v;
     json_array_foreach(list, i, v)
@@ -253,7 +253,7 @@ static int copy_list(rf_resolver *r, const char *path, char ***out)
  * is refused here, with its position, rather than at the first start. */
 static int resolve_syscalls(rf_resolver *r, const char *path, char ***out)
 {
-    const json_t *list = get(r->tree, path);
+    const json_t *list = rf_json_path_get(r->tree, path);
     size_t i;
     json_t *v;
     json_array_foreach(list, i, v) {
@@ -318,7 +318,7 @@ static int resolve_deny_paths(rf_resolver *r, rf_policy *p)
 static int resolve_tools(rf_resolver *r, rf_policy *p)
 {
     rf_tools *t = &p->tools;
-    const json_t *max = get(r->tree, "tools.max_read_bytes");
+    const json_t *max = rf_json_path_get(r->tree, "tools.max_read_bytes");
     if (max)
         rf_parse_size(max, &t->max_read_bytes);
     get_bool(r->tree, "tools.exec.enable_deny_patterns", &t->exec.enable_deny_patterns);
@@ -340,7 +340,7 @@ int rf_resolve_tree(rf_resolver *r, rf_policy *p)
         resolve_protected(r, p) < 0 || resolve_deny_paths(r, p) < 0 || resolve_tools(r, p) < 0)
         return -1;
     resolve_limits(r, p);
-    const char *image = json_string_value(get(r->tree, "container.image"));
+    const char *image = json_string_value(rf_json_path_get(r->tree, "container.image"));
     if (image && !(p->container_image = strdup(image)))
         return rf_error_set(r->err, ENOMEM, "container.image");
     return 0;
