@@ -8,6 +8,7 @@
 # @SCRATCH@, @UID@, @GID@ and @USER@ before the comparison.
 # RF_UPDATE_GOLDEN=1 rewrites the golden files instead (review the diff).
 golden=$(cd "$(dirname "$0")/../golden" && pwd)
+validator="$(cd "$(dirname "$0")" && pwd)/k8s-validate.py"
 . "$(dirname "$0")/../lib.sh"
 
 # A fixed environment and policy, so the output depends on nothing else.
@@ -44,6 +45,22 @@ import json,sys; p=json.load(open(sys.argv[1]))["items"][2]; c=p["spec"]["contai
 assert c["capabilities"]["drop"]==["ALL"] and c["allowPrivilegeEscalation"] is False and c["readOnlyRootFilesystem"]
 assert p["spec"]["hostUsers"] is False and p["spec"]["automountServiceAccountToken"] is False
 assert p["spec"]["activeDeadlineSeconds"]==60' "$SCRATCH/k8s/ringfence.k8s.json"
+# Against the Kubernetes API schema, where Debian's python3-kubernetes is
+# installed (scripts/setup installs it): every field known, every type right.
+vrc=0
+vout=$(/usr/bin/python3 "$validator" "$SCRATCH/k8s/ringfence.k8s.json" 2>&1) || vrc=$?
+if [ $vrc = 2 ]; then
+    skip "the manifest fits the Kubernetes API schema" "$vout"
+elif [ $vrc = 0 ]; then
+    pass "the manifest fits the Kubernetes API schema (python3-kubernetes models)"
+else
+    fail "the manifest fits the Kubernetes API schema"; diag "$vout"
+fi
+printf '%s' '{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","spec":{"hostNetwrok":true}}]}' \
+    >"$SCRATCH/bad.json"
+if [ $vrc != 2 ]; then
+    expect_exit 1 "control: the validator rejects a misspelt field" /usr/bin/python3 "$validator" "$SCRATCH/bad.json"
+fi
 expect_exit 0 "network host: no NetworkPolicy" fixed export k8s "$SCRATCH/k8s-host" --no-config --network host -- true
 check "…only the RuntimeClass and the Pod" python3 -c '
 import json,sys; m=json.load(open(sys.argv[1])); assert [i["kind"] for i in m["items"]]==["RuntimeClass","Pod"]' \
