@@ -366,6 +366,22 @@ RF_EXPORT const char *rf_plan_backend(const rf_plan *plan);
  * list; empty for native); NULL-terminated, owned by plan. */
 RF_EXPORT char *const *rf_plan_cannot(const rf_plan *plan);
 
+/* ── Export: the plan for other runtimes (src/lib/export) ─────────────── */
+/* Each is a pure translation of a native-backend plan; what the target has
+ * no field for is written into the output (annotations, comments), and a
+ * policy that requires it (landlock: required) is refused unless
+ * accept_weaker. See docs/scale.md. */
+/* An OCI runtime bundle in dir (new, or an empty directory): config.json
+ * and rootfs/, built aside and renamed into place (all or nothing). */
+RF_EXPORT int rf_export_oci_bundle(const rf_plan *plan, const char *dir, bool accept_weaker, rf_error **err);
+/* Kubernetes objects in dir (created if missing): ringfence.k8s.json (a
+ * List: RuntimeClass, NetworkPolicy for network none, Pod) and the Pod's
+ * Localhost seccomp profile as seccomp/ringfence/NAME.json, to copy into
+ * the kubelet's seccomp root. */
+RF_EXPORT int rf_export_k8s(const rf_plan *plan, const char *dir, bool accept_weaker, rf_error **err);
+/* The plan as a macOS Seatbelt profile (text, malloc'd). */
+RF_EXPORT char *rf_plan_to_sbpl(const rf_plan *plan, rf_error **err);
+
 /* ── MCP ───────────────────────────────────────────────────────────────── */
 /* A Model Context Protocol server (JSON-RPC 2.0, one message per line) that
  * serves the agent tools of a policy: exec (guard-checked, then /bin/sh -c

@@ -17,6 +17,7 @@ int rf_cli_doctor(int argc, char **argv);
 int rf_cli_fs(int argc, char **argv);
 int rf_cli_exec(int argc, char **argv);
 int rf_cli_mcp(int argc, char **argv);
+int rf_cli_export(int argc, char **argv);
 
 /* Print err as "ringfence: msg" + "hint: ..." and return its exit code. */
 int rf_cli_report(const rf_error *err);

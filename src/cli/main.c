@@ -18,6 +18,7 @@ static const struct subcommand {
     { "fs", rf_cli_fs, "workspace-confined file tools: read, write, append, edit, list" },
     { "exec", rf_cli_exec, "check a shell command with the exec guard (--check)" },
     { "mcp", rf_cli_mcp, "serve the exec and file tools over MCP on stdio" },
+    { "export", rf_cli_export, "write the plan for another runtime: an OCI bundle (crun), Kubernetes objects" },
 };
 
 static void print_help(FILE *out)

@@ -18,6 +18,7 @@ enum opt_id {
     OPT_MEMORY, OPT_PIDS, OPT_CPU, OPT_KILL_GRACE, OPT_STATUS_JSON, OPT_STATUS_FD,
     OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER, OPT_EXPLAIN,
     OPT_CHECK, OPT_DENY, OPT_ALLOW, OPT_NO_DENY, OPT_NO_RESTRICT, OPT_MAX_OUTPUT, OPT_MAX_CALLS,
+    OPT_IMAGE, OPT_FORMAT,
 };
 
 static const struct rf_option {
@@ -78,6 +79,10 @@ static const struct rf_option {
     { "max-output", required_argument, OPT_MAX_OUTPUT, "BYTES",
       "keep at most BYTES of stdout and of stderr of each exec (default 65536); the rest is counted", "mcp" },
     { "max-calls", required_argument, OPT_MAX_CALLS, "N", "tool calls running at once (default 8)", "mcp" },
+    { "image", required_argument, OPT_IMAGE, "IMAGE",
+      "container image (container.image, Mitto's docker.image): the userland of export k8s" },
+    { "format", required_argument, OPT_FORMAT, "FORMAT",
+      "json (default), or sbpl: the plan as a macOS Seatbelt profile for sandbox-exec", "plan" },
     { "help", no_argument, OPT_HELP, NULL, "show this help" },
 };
 
@@ -323,6 +328,12 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
             o->max_calls = (unsigned)v;
         return 0;
     }
+    case OPT_IMAGE: json_object_set_new(obj_at(f, "container"), "image", json_string(arg)); return 0;
+    case OPT_FORMAT:
+        if (strcmp(arg, "json") && strcmp(arg, "sbpl"))
+            return usage(sub, "--format %s: expected json or sbpl", arg);
+        o->format = arg;
+        return 0;
     case OPT_HELP: o->help = true; return 0;
     }
     return usage(sub, "unknown option");

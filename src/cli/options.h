@@ -23,6 +23,7 @@ typedef struct rf_cli_opts {
     bool check;            /* exec --check */
     size_t max_output;     /* mcp --max-output (0: the library's default) */
     unsigned max_calls;    /* mcp --max-calls (0: the library's default) */
+    const char *format;    /* plan --format: "json" (NULL) or "sbpl" */
     bool help;
 } rf_cli_opts;
 

@@ -21,6 +21,26 @@ static void help(void)
     printf("\nExample:\n  ringfence plan --expose ~/.npmrc -- npm test | jq '.mounts[] | select(.why==\"expose\")'\n");
 }
 
+static int print_plan(const rf_cli_opts *o, const rf_plan *plan)
+{
+    if (o->format && !strcmp(o->format, "sbpl")) {
+        rf_error *err = NULL;
+        char *text = rf_plan_to_sbpl(plan, &err);
+        if (!text) {
+            int code = rf_cli_report(err);
+            rf_error_free(err);
+            return code;
+        }
+        fputs(text, stdout);
+        free(text);
+        return 0;
+    }
+    char *json = rf_plan_to_json(plan);
+    puts(json ? json : "{}");
+    free(json);
+    return 0;
+}
+
 int rf_cli_plan(int argc, char **argv)
 {
     rf_cli_opts o;
@@ -35,10 +55,7 @@ int rf_cli_plan(int argc, char **argv)
             for (char *const *w = rf_plan_warnings(plan); w && *w; w++)
                 if (strstr(*w, "limits."))
                     fprintf(stderr, "ringfence: warning: %s\n", *w);
-            char *json = rf_plan_to_json(plan);
-            puts(json ? json : "{}");
-            free(json);
-            code = 0;
+            code = print_plan(&o, plan);
         }
         rf_plan_free(plan);
     }

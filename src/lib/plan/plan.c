@@ -161,6 +161,10 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
     plan->instance_root = strdup(policy->instance_root);
     plan->seccomp_deny = rf_strv_copy(policy->seccomp_deny);
     plan->seccomp_allow = rf_strv_copy(policy->seccomp_allow);
+    if (policy->container_image && !(plan->container_image = strdup(policy->container_image))) {
+        rf_error_set(err, ENOMEM, "plan");
+        goto fail;
+    }
     set_identity(plan, policy);
     if (plan->backend == RF_BACKEND_NATIVE)
         set_namespaces(plan);
@@ -223,5 +227,6 @@ RF_EXPORT void rf_plan_free(rf_plan *plan)
     free(plan->exec_path);
     free(plan->cwd);
     free(plan->instance_root);
+    free(plan->container_image);
     free(plan);
 }

@@ -81,6 +81,10 @@ struct rf_plan {
                              uid_host/gid_host with setresuid (root caller) */
     bool restrict_tcp;    /* Landlock denies every TCP bind and connect */
     bool seccomp_deny_inet; /* the filter denies AF_INET/AF_INET6 sockets */
+
+    char *container_image; /* container.image (Mitto docker.image), or NULL:
+                              the userland of the container backend and of
+                              `ringfence export k8s` */
 };
 
 /* Default PATH inside the sandbox. */

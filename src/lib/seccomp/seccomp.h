@@ -56,6 +56,11 @@ int rf_seccomp_describe(const rf_seccomp_request *req, char ***ret, rf_error **e
  * error names `setting`. For policy resolution, so both agree. */
 int rf_seccomp_check_names(char *const *names, const char *setting, rf_error **err);
 
+/* The filter of req in the OCI runtime spec's linux.seccomp shape
+ * (seccomp-oci.c): a new reference, JSON null when there is no filter. */
+#include <jansson.h>
+json_t *rf_seccomp_to_oci(const rf_seccomp_request *req);
+
 /* "default", "strict", "off"; and back (-1 if unknown). */
 const char *rf_seccomp_profile_name(rf_seccomp_profile profile);
 int rf_seccomp_profile_from_name(const char *name);
