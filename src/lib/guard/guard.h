@@ -9,7 +9,9 @@
  *   view.c          each segment → the strings the patterns see: its raw
  *                   text, all words, the "core" (wrappers such as env/nice/
  *                   timeout stripped, command basename), and with canon.c
- *                   the canonical spellings and regrouped options
+ *                   the canonical spellings and regrouped options; with
+ *                   position.c what stands in command position
+ *   forkbomb.c      functions that run themselves twice with | or &
  *   patterns.c      PCRE2 deny/allow patterns, compiled once, bounded matches
  *   scan.c          deny patterns over every string, allow exemptions
  *   paths.c         restrict_to_workspace: absolute, ~ and .. paths, cd
@@ -160,6 +162,8 @@ typedef struct rf_gview {
     char *core;          /* assignments, keywords and wrappers dropped */
     char *canon;         /* core with aliases applied and flags split */
     char **variants;     /* canon with options regrouped (NULL-terminated) */
+    char **commands;     /* command position: each program with its words (position.c) */
+    char **code;         /* inline code handed to another interpreter */
     char cmd[64];        /* the canonical command name, "" if none */
     size_t core_index;   /* words[] index of the command word, or SIZE_MAX */
     bool exempt;         /* an allow pattern matched this segment */
@@ -174,6 +178,11 @@ size_t rf_guard_core_index(const rf_gseg *s);
 const char *rf_guard_basename(const char *word);
 bool rf_guard_is_assignment(const char *word);
 bool rf_guard_is_shell(const char *name);
+
+/* ── position.c: the strings command patterns and code see (NULL-terminated
+ * lists appended to *out; programs[i] marks the wrapper chain) ── */
+int rf_guard_position_commands(const rf_gseg *s, const bool *programs, size_t core, char ***out);
+int rf_guard_position_code(const rf_gseg *s, size_t core, char ***out);
 
 /* ── canon.c: the canonical words of one command (v[0] is its name) ── */
 typedef struct rf_gwords {
@@ -192,8 +201,9 @@ int rf_guard_brace_expand(const char *text, const char *mask, size_t len, rf_gwo
 
 /* ── patterns.c ── */
 typedef struct rf_gpattern {
-    char *source;
+    char *source;        /* as written (the seed's text for a default) */
     pcre2_code *code;
+    pcre2_code *command; /* a command pattern's anchored form, else NULL */
 } rf_gpattern;
 
 typedef struct rf_gpatterns {
@@ -201,8 +211,15 @@ typedef struct rf_gpatterns {
     size_t n;
 } rf_gpatterns;
 
-/* The seed's default deny patterns (NULL-terminated, static). */
-extern const char *const rf_guard_default_deny[];
+/* The seed's default deny patterns; `command` is the anchored form that a
+ * command pattern matches in command position (NULL: a text pattern).
+ * Ends with { NULL, NULL }. */
+typedef struct rf_guard_default {
+    const char *source;
+    const char *command;
+} rf_guard_default;
+extern const rf_guard_default rf_guard_defaults[];
+int rf_guard_patterns_add_defaults(rf_gpatterns *set, rf_error **err);
 
 /* Compile `sources` (NULL-terminated) into set; `what` names the list in
  * errors ("custom_deny_patterns"). */
@@ -246,3 +263,5 @@ typedef struct rf_gcheck {
 /* 0 with c->result set (ALLOWED or BLOCKED_*), -1 with *err on failure. */
 int rf_guard_scan_patterns(rf_gcheck *c, rf_error **err);
 int rf_guard_scan_paths(rf_gcheck *c, rf_error **err);
+/* forkbomb.c: 1 with the verdict set, 0 none, -1 out of memory. */
+int rf_guard_scan_forkbomb(rf_gcheck *c);

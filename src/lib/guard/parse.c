@@ -240,6 +240,22 @@ static char *join_args(const rf_gseg *s, size_t from)
     return rf_guard_buf_steal(&b);
 }
 
+/* ssh [options] DESTINATION COMMAND...: the words after the destination
+ * run as a shell command on the other host. Their start, or 0. */
+static size_t ssh_command(const rf_gseg *s, size_t i)
+{
+    for (size_t j = i + 1; j < s->n_words; j++) {
+        const char *t = s->words[j].text;
+        if (s->words[j].kind != RF_GWORD_ARG)
+            continue;
+        if (t[0] != '-')
+            return j + 1 < s->n_words ? j + 1 : 0;
+        if (t[1] && strchr("BbcDEeFIiJLlmOoPpQRSWw", t[strlen(t) - 1]) && t[1] != '-')
+            j++; /* -p 22, -i key, -o Opt=x: the value is the next word */
+    }
+    return 0;
+}
+
 /* Strings that will run as shell code: parse them as nested lists. */
 static int find_scripts(rf_gparse *p, int li, size_t si)
 {
@@ -257,7 +273,14 @@ static int find_scripts(rf_gparse *p, int li, size_t si)
         else if (!strcmp(name, "env"))
             script = script_after(s, i, true);
         bool watch = !strcmp(name, "watch");
-        if ((i == core && !strcmp(name, "eval")) || watch) {
+        size_t remote = i == core && !strcmp(name, "ssh") ? ssh_command(s, i) : 0;
+        if (remote) {
+            char *joined = join_args(s, remote);
+            int r = joined ? parse_script(p, li, si, joined) : (p->oom = true, -1);
+            free(joined);
+            if (r < 0)
+                return -1;
+        } else if ((i == core && !strcmp(name, "eval")) || watch) {
             /* watch runs its operands with sh -c, joined by blanks */
             size_t from = i + 1;
             while (watch && from < n && s->words[from].text[0] == '-')

@@ -15,6 +15,7 @@
 #include "util/error.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,16 +48,24 @@ static rf_gmatch match(rf_gcheck *c, const rf_gpattern *p, const char *s, size_t
     return rf_guard_pattern_match(p, s, len, whole, c->md, c->g->mctx);
 }
 
+/* What a string is, for the patterns (patterns.c): text (every text
+ * pattern), a command position (the command patterns' anchored forms), or
+ * another interpreter's code (the command patterns' seed text). */
+typedef enum { AS_TEXT, AS_COMMAND, AS_CODE } subject;
+
 /* 1 and the verdict set when a deny pattern matches (or could not be
  * decided within the limits: fail closed), 0 when none does, -1 on OOM. */
-static int deny(rf_gcheck *c, const char *s)
+static int deny_as(rf_gcheck *c, const char *s, subject as)
 {
     size_t len = strlen(s);
     if (len == 0)
         return 0;
     for (size_t i = 0; i < c->g->deny.n; i++) {
         const rf_gpattern *p = &c->g->deny.items[i];
-        rf_gmatch m = match(c, p, s, len, false);
+        if ((as == AS_TEXT) != (p->command == NULL))
+            continue;
+        rf_gpattern use = { .source = p->source, .code = as == AS_COMMAND ? p->command : p->code };
+        rf_gmatch m = match(c, &use, s, len, false);
         if (m == RF_GMATCH_NO)
             continue;
         c->result = RF_GUARD_BLOCKED_PATTERN;
@@ -69,6 +78,21 @@ static int deny(rf_gcheck *c, const char *s)
             c->detail = strdup(s);
         }
         return c->detail ? 1 : -1;
+    }
+    return 0;
+}
+
+static int deny(rf_gcheck *c, const char *s)
+{
+    return deny_as(c, s, AS_TEXT);
+}
+
+static int deny_all(rf_gcheck *c, char *const *v, subject as)
+{
+    for (size_t k = 0; v && v[k]; k++) {
+        int r = deny_as(c, v[k], as);
+        if (r)
+            return r;
     }
     return 0;
 }
@@ -181,7 +205,14 @@ static int check_segment(rf_gcheck *c, size_t li, size_t si)
         if (r)
             return r;
     }
-    return check_procsub_shell(c, li, si);
+    int r = deny_all(c, v->commands, AS_COMMAND);
+    if (r == 0 && v->core_index != SIZE_MAX)
+        r = deny_as(c, v->canon, AS_COMMAND);
+    if (r == 0)
+        r = deny_all(c, v->variants, AS_COMMAND);
+    if (r == 0)
+        r = deny_all(c, v->code, AS_CODE);
+    return r ? r : check_procsub_shell(c, li, si);
 }
 
 static char *trimmed(const char *s)
@@ -239,5 +270,7 @@ int rf_guard_scan_patterns(rf_gcheck *c, rf_error **err)
         if (r > 0)
             return 0;
     }
+    if (rf_guard_scan_forkbomb(c) < 0)
+        return rf_error_set(err, ENOMEM, "checking the command");
     return 0;
 }

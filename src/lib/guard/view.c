@@ -222,6 +222,8 @@ void rf_guard_view_clear(rf_gview *v)
     free(v->core);
     free(v->canon);
     rf_strv_free(v->variants);
+    rf_strv_free(v->commands);
+    rf_strv_free(v->code);
     *v = (rf_gview){ 0 };
 }
 
@@ -234,7 +236,12 @@ int rf_guard_view_build(const rf_glist *l, const rf_gseg *s, rf_gview *v)
     v->raw = strndup(l->src + s->raw_start, s->raw_end - s->raw_start);
     v->full = build_full(s, NULL);
     v->programs = build_full(s, programs);
+    int pr = rf_guard_position_commands(s, programs, v->core_index, &v->commands);
     free(programs);
+    if (pr < 0 || rf_guard_position_code(s, v->core_index, &v->code) < 0) {
+        rf_guard_view_clear(v);
+        return -1;
+    }
     rf_gwords cw = { 0 };
     if (v->core_index != SIZE_MAX) {
         const char *name = rf_guard_basename(s->words[v->core_index].text);
