@@ -15,7 +15,7 @@ const char *rf_guard_alias(const char *name)
 {
     static const char *const map[][2] = {
         { "apt-get", "apt" }, { "aptitude", "apt" }, { "pip3", "pip" }, { "pip2", "pip" },
-        { "doas", "sudo" }, { "pkexec", "sudo" }, { "podman", "docker" }, { "nerdctl", "docker" },
+        { "doas", "sudo" }, { "pkexec", "sudo" }, { "run0", "sudo" }, { "podman", "docker" }, { "nerdctl", "docker" },
         { "microdnf", "dnf" }, { "dnf5", "dnf" },
     };
     if (rf_guard_is_shell(name))

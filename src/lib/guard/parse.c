@@ -274,6 +274,15 @@ static int find_scripts(rf_gparse *p, int li, size_t si)
             script = script_after(s, i, true);
         bool watch = !strcmp(name, "watch");
         size_t remote = i == core && !strcmp(name, "ssh") ? ssh_command(s, i) : 0;
+        if (i == core && !strcmp(name, "alias")) {
+            /* alias NAME=VALUE: VALUE runs wherever NAME is typed later */
+            for (size_t j = i + 1; j < n; j++) {
+                const char *eq = strchr(p->lists[li]->segs[si].words[j].text, '=');
+                if (eq && eq[1] && parse_script(p, li, si, eq + 1) < 0)
+                    return -1;
+            }
+            break;
+        }
         if (remote) {
             char *joined = join_args(s, remote);
             int r = joined ? parse_script(p, li, si, joined) : (p->oom = true, -1);
@@ -472,7 +481,12 @@ static bool step(rf_gparse *p, int li, ssize_t *si, size_t *pos, char close)
         if (child < 0 || rf_guard_seg_add_child(p, &p->lists[li]->segs[*si], child) < 0 ||
             rf_guard_parse_list(p, child, *pos + 1, ')', pos) < 0)
             return false;
-        p->lists[li]->segs[*si].raw_end = *pos;
+        rf_gseg *s = &p->lists[li]->segs[*si];
+        s->raw_end = *pos;
+        /* NAME ( ): a function definition; its body is a command of its own,
+         * so the body's first word is in command position */
+        if (s->n_words == 1 && s->n_children == 1 && p->lists[child]->n_segs == 0)
+            finish_seg(p, li, si, RF_GOP_SEQ);
     } else if (c == '&' || is_redirect_start(l, *pos)) {
         return redirect(p, li, si, pos) == 0;
     } else {

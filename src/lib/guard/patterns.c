@@ -28,7 +28,7 @@ const rf_guard_default rf_guard_defaults[] = {
     { "\\brm\\s+-[rf]{1,2}\\b", NULL },
     { "\\bdel\\s+/[fq]\\b", NULL },
     { "\\brmdir\\s+/s\\b", NULL },
-    { "\\b(format|mkfs|diskpart)\\b\\s", "^(?:format|mkfs(?:\\.\\w+)?|mke2fs|diskpart)\\s" },
+    { "\\b(format|mkfs|diskpart)\\b\\s", "^(?:format|mkfs(?:\\.\\w+)?|mke2fs|diskpart)" END },
     { "\\bdd\\s+if=", NULL },
     { "(>|\\bof=)\\s*/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|md[0-9]|dm-[0-9]|loop[0-9]|mapper/)",
       NULL },

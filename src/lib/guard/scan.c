@@ -168,11 +168,13 @@ static int check_list_level(rf_gcheck *c, size_t li)
     return r;
 }
 
-/* `sh <(curl ...)` is `curl ... | sh`: check it in that form. */
+/* `sh <(curl ...)` and `source <(curl ...)` are `curl ... | sh`: check
+ * them in that form. */
 static int check_procsub_shell(rf_gcheck *c, size_t li, size_t si)
 {
     const rf_gseg *s = &c->parse.lists[li]->segs[si];
-    if (strcmp(view_of(c, li, si)->cmd, "sh"))
+    const char *cmd = view_of(c, li, si)->cmd;
+    if (strcmp(cmd, "sh") && strcmp(cmd, "source") && strcmp(cmd, "."))
         return 0;
     int r = 0;
     for (size_t k = 0; r == 0 && k < s->n_children; k++) {

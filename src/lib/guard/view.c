@@ -59,7 +59,7 @@ bool rf_guard_is_shell(const char *name)
 static bool is_keyword(const char *w)
 {
     static const char *const kw[] = { "!", "{", "}", "then", "do", "else", "elif", "if", "while",
-                                      "until", "fi", "done", "esac", "function", NULL };
+                                      "until", "fi", "done", "esac", "function", "coproc", NULL };
     return in_list(w, kw);
 }
 
@@ -93,6 +93,16 @@ static const struct wrapper {
     { "strace", "eoOpPsSuaXbIE", NULL, 0, false },
     { "unbuffer", "", NULL, 0, false },
     { "taskset", "", NULL, 1, false },
+    { "flock", "wE", (const char *const[]){ "--timeout", "--conflict-exit-code", NULL }, 1, false },
+    { "chrt", "", NULL, 1, false },
+    { "unshare", "", NULL, 0, false },
+    { "systemd-run", "upE", (const char *const[]){ "--unit", "--property", "--setenv", "--uid", "--gid",
+                                                    "--working-directory", NULL }, 0, false },
+    { "torsocks", "", NULL, 0, false },
+    { "proxychains", "f", NULL, 0, false },
+    { "proxychains4", "f", NULL, 0, false },
+    { "valgrind", "", NULL, 0, false },
+    { "ltrace", "eoOpPsSuaXbIE", NULL, 0, false },
 };
 
 static const struct wrapper *find_wrapper(const char *name)
@@ -151,6 +161,10 @@ static size_t core_walk(const rf_gseg *s, bool *mark)
     for (int rounds = 0; i < s->n_words && rounds < 64; rounds++) {
         const char *t = s->words[i].text;
         const struct wrapper *w = NULL;
+        if (!strcmp(t, "function")) { /* function NAME: the body comes next */
+            i = next_arg(s, next_arg(s, i + 1) + 1);
+            continue;
+        }
         if (rf_guard_is_assignment(t) || is_keyword(t)) {
             i = next_arg(s, i + 1);
             continue;
