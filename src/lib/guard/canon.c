@@ -21,7 +21,7 @@ const char *rf_guard_alias(const char *name)
     if (rf_guard_is_shell(name))
         return "sh";
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(name, map[i][0]))
+        if (name[0] == map[i][0][0] && !strcmp(name, map[i][0]))
             return map[i][1];
     return name;
 }
@@ -29,7 +29,7 @@ const char *rf_guard_alias(const char *name)
 static bool in_list(const char *s, const char *const *list)
 {
     for (size_t i = 0; list[i]; i++)
-        if (!strcmp(s, list[i]))
+        if (s[0] == list[i][0] && !strcmp(s, list[i]))
             return true;
     return false;
 }

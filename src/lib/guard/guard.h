@@ -204,6 +204,7 @@ typedef struct rf_gpattern {
     char *source;        /* as written (the seed's text for a default) */
     pcre2_code *code;
     pcre2_code *command; /* a command pattern's anchored form, else NULL */
+    const char *const *needles; /* a match holds one of these (static), or NULL */
 } rf_gpattern;
 
 typedef struct rf_gpatterns {
@@ -217,6 +218,7 @@ typedef struct rf_gpatterns {
 typedef struct rf_guard_default {
     const char *source;
     const char *command;
+    const char *const *needles; /* literals one of which every match holds */
 } rf_guard_default;
 extern const rf_guard_default rf_guard_defaults[];
 int rf_guard_patterns_add_defaults(rf_gpatterns *set, rf_error **err);
@@ -232,6 +234,15 @@ typedef enum {
     RF_GMATCH_LIMIT = 2, /* a match or memory limit was hit: undecided */
 } rf_gmatch;
 
+/* The set of bytes a subject holds: a needle with a byte outside it
+ * cannot occur, which rules most needles out without a strstr. */
+typedef struct rf_gbytes {
+    unsigned long long bits[4];
+} rf_gbytes;
+void rf_guard_bytes_of(const char *subject, rf_gbytes *out);
+/* Can p match subject at all? false when it has needles and subject holds
+ * none of them (much cheaper than a PCRE2 call). */
+bool rf_guard_pattern_may_match(const rf_gpattern *p, const char *subject, const rf_gbytes *bytes);
 /* Match one pattern against subject; whole = the match must span all of it. */
 rf_gmatch rf_guard_pattern_match(const rf_gpattern *p, const char *subject, size_t len, bool whole,
                                  pcre2_match_data *md, pcre2_match_context *mctx);

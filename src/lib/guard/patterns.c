@@ -23,53 +23,57 @@
  *    reads the inline code of other interpreters (python -c, perl -e, ...).
  * The reported pattern is always the seed's text. */
 #define END "(?:\\s|$)"
+/* Literals of which a match contains at least one (patterns are case-
+ * sensitive): a cheap strstr before PCRE2. */
+#define NEEDLES(...) (const char *const[]){ __VA_ARGS__, NULL }
 const rf_guard_default rf_guard_defaults[] = {
     /* destructive */
-    { "\\brm\\s+-[rf]{1,2}\\b", NULL },
-    { "\\bdel\\s+/[fq]\\b", NULL },
-    { "\\brmdir\\s+/s\\b", NULL },
-    { "\\b(format|mkfs|diskpart)\\b\\s", "^(?:format|mkfs(?:\\.\\w+)?|mke2fs|diskpart)" END },
-    { "\\bdd\\s+if=", NULL },
+    { "\\brm\\s+-[rf]{1,2}\\b", NULL, NEEDLES("rm") },
+    { "\\bdel\\s+/[fq]\\b", NULL, NEEDLES("del") },
+    { "\\brmdir\\s+/s\\b", NULL, NEEDLES("rmdir") },
+    { "\\b(format|mkfs|diskpart)\\b\\s", "^(?:format|mkfs(?:\\.\\w+)?|mke2fs|diskpart)" END, NEEDLES("format", "mkfs", "mke2fs", "diskpart") },
+    { "\\bdd\\s+if=", NULL, NEEDLES("if=") },
     { "(>|\\bof=)\\s*/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|md[0-9]|dm-[0-9]|loop[0-9]|mapper/)",
-      NULL },
+      NULL, NEEDLES("/dev/") },
     /* system control */
     { "\\b(shutdown|reboot|poweroff)\\b",
       "^(?:shutdown|reboot|poweroff|halt)" END "|^(?:systemctl|loginctl)(?:\\s+-\\S+)*\\s+(?:reboot|poweroff|halt|kexec)"
-      END "|^(?:tel)?init\\s+[06]" END },
+      END "|^(?:tel)?init\\s+[06]" END, NEEDLES("shutdown", "reboot", "poweroff", "halt", "kexec", "init") },
     /* shell injection */
-    { ":\\(\\)\\s*\\{.*\\};\\s*:", NULL },
-    { "\\$\\([^)]+\\)", NULL },
-    { "\\$\\{[^}]+\\}", NULL },
-    { "`[^`]+`", NULL },
-    { "\\|\\s*sh\\b", NULL },
-    { "\\|\\s*bash\\b", NULL },
+    { ":\\(\\)\\s*\\{.*\\};\\s*:", NULL, NEEDLES(":()") },
+    { "\\$\\([^)]+\\)", NULL, NEEDLES("$(") },
+    { "\\$\\{[^}]+\\}", NULL, NEEDLES("${") },
+    { "`[^`]+`", NULL, NEEDLES("`") },
+    { "\\|\\s*sh\\b", NULL, NEEDLES("sh") },
+    { "\\|\\s*bash\\b", NULL, NEEDLES("bash") },
     /* privilege escalation */
-    { "\\bsudo\\b", "^sudo" END },
-    { "\\bchmod\\s+[0-7]{3,4}\\b", "^chmod\\s+[0-7]{3,4}\\b" },
-    { "\\bchown\\b", "^chown" END },
+    { "\\bsudo\\b", "^sudo" END, NEEDLES("sudo") },
+    { "\\bchmod\\s+[0-7]{3,4}\\b", "^chmod\\s+[0-7]{3,4}\\b", NEEDLES("chmod") },
+    { "\\bchown\\b", "^chown" END, NEEDLES("chown") },
     /* process control */
-    { "\\bpkill\\b", "^pkill" END },
-    { "\\bkillall\\b", "^killall" END },
-    { "\\bkill\\s+-[9]\\b", "^kill\\s+-9\\b" },
+    { "\\bpkill\\b", "^pkill" END, NEEDLES("pkill") },
+    { "\\bkillall\\b", "^killall" END, NEEDLES("killall") },
+    { "\\bkill\\s+-[9]\\b", "^kill\\s+-9\\b", NEEDLES("-9") },
     /* remote execution */
-    { "\\bcurl\\b.*\\|\\s*(sh|bash)", NULL },
-    { "\\bwget\\b.*\\|\\s*(sh|bash)", NULL },
-    { "\\bssh\\b.*@", "^ssh\\s.*@" },
+    { "\\bcurl\\b.*\\|\\s*(sh|bash)", NULL, NEEDLES("curl") },
+    { "\\bwget\\b.*\\|\\s*(sh|bash)", NULL, NEEDLES("wget") },
+    { "\\bssh\\b.*@", "^ssh\\s.*@", NEEDLES("@") },
     /* package managers */
-    { "\\bapt\\s+(install|remove|purge)\\b", "^apt\\s+(?:install|remove|purge)\\b" },
-    { "\\byum\\s+(install|remove)\\b", "^yum\\s+(?:install|remove)\\b" },
-    { "\\bdnf\\s+(install|remove)\\b", "^dnf\\s+(?:install|remove)\\b" },
-    { "\\bnpm\\s+install\\s+-g\\b", "^npm\\s+install\\s+-g\\b" },
-    { "\\bpip\\s+install\\s+--user\\b", "^pip\\s+install\\s+--user\\b" },
+    { "\\bapt\\s+(install|remove|purge)\\b", "^apt\\s+(?:install|remove|purge)\\b", NEEDLES("apt") },
+    { "\\byum\\s+(install|remove)\\b", "^yum\\s+(?:install|remove)\\b", NEEDLES("yum") },
+    { "\\bdnf\\s+(install|remove)\\b", "^dnf\\s+(?:install|remove)\\b", NEEDLES("dnf") },
+    { "\\bnpm\\s+install\\s+-g\\b", "^npm\\s+install\\s+-g\\b", NEEDLES("-g") },
+    { "\\bpip\\s+install\\s+--user\\b", "^pip\\s+install\\s+--user\\b", NEEDLES("--user") },
     /* containers */
-    { "\\bdocker\\s+run\\b", "^docker\\s+run\\b" },
-    { "\\bdocker\\s+exec\\b", "^docker\\s+exec\\b" },
+    { "\\bdocker\\s+run\\b", "^docker\\s+run\\b", NEEDLES("docker") },
+    { "\\bdocker\\s+exec\\b", "^docker\\s+exec\\b", NEEDLES("docker") },
     /* version control */
-    { "\\bgit\\s+push\\b", "^git\\s+push\\b" },
-    { "\\bgit\\s+force\\b", "^git\\s+force\\b" },
-    { NULL, NULL },
+    { "\\bgit\\s+push\\b", "^git\\s+push\\b", NEEDLES("push") },
+    { "\\bgit\\s+force\\b", "^git\\s+force\\b", NEEDLES("force") },
+    { NULL, NULL, NULL },
 };
 #undef END
+#undef NEEDLES
 
 static pcre2_code *compile_re(const char *src, const char *what, size_t idx, pcre2_compile_context *cctx,
                               rf_error **err)
@@ -103,10 +107,11 @@ static pcre2_code *compile_re(const char *src, const char *what, size_t idx, pcr
     return re;
 }
 
-static int compile_one(rf_gpattern *out, const char *src, const char *command, const char *what, size_t idx,
+static int compile_one(rf_gpattern *out, const char *src, const rf_guard_default *def, const char *what, size_t idx,
                        pcre2_compile_context *cctx, rf_error **err)
 {
-    *out = (rf_gpattern){ 0 };
+    const char *command = def ? def->command : NULL;
+    *out = (rf_gpattern){ .needles = def ? def->needles : NULL };
     if (!(out->code = compile_re(src, what, idx, cctx, err)) ||
         (command && !(out->command = compile_re(command, what, idx, cctx, err))))
         goto fail;
@@ -122,9 +127,8 @@ fail:
     return -1;
 }
 
-/* sources[i] with, when commands is non-NULL, its command-position form
- * commands[i] (NULL for a text pattern). */
-static int add_all(rf_gpatterns *set, size_t n, const char *const *sources, const char *const *commands,
+/* sources[i], or with defs, defs[i] (its command form and needles). */
+static int add_all(rf_gpatterns *set, size_t n, const char *const *sources, const rf_guard_default *defs,
                    const char *what, rf_error **err)
 {
     if (n == 0)
@@ -140,7 +144,8 @@ static int add_all(rf_gpatterns *set, size_t n, const char *const *sources, cons
     pcre2_set_parens_nest_limit(cctx, 64);
     int r = 0;
     for (size_t i = 0; i < n && r == 0; i++) {
-        r = compile_one(&set->items[set->n], sources[i], commands ? commands[i] : NULL, what, i, cctx, err);
+        r = compile_one(&set->items[set->n], defs ? defs[i].source : sources[i], defs ? &defs[i] : NULL, what, i,
+                        cctx, err);
         if (r == 0)
             set->n++;
     }
@@ -158,13 +163,33 @@ int rf_guard_patterns_add(rf_gpatterns *set, const char *const *sources, const c
 
 int rf_guard_patterns_add_defaults(rf_gpatterns *set, rf_error **err)
 {
-    enum { N = sizeof rf_guard_defaults / sizeof rf_guard_defaults[0] - 1 };
-    const char *sources[N], *commands[N];
-    for (size_t i = 0; i < N; i++) {
-        sources[i] = rf_guard_defaults[i].source;
-        commands[i] = rf_guard_defaults[i].command;
-    }
-    return add_all(set, N, sources, commands, "default deny patterns", err);
+    size_t n = sizeof rf_guard_defaults / sizeof rf_guard_defaults[0] - 1;
+    return add_all(set, n, NULL, rf_guard_defaults, "default deny patterns", err);
+}
+
+void rf_guard_bytes_of(const char *subject, rf_gbytes *out)
+{
+    *out = (rf_gbytes){ 0 };
+    for (const unsigned char *c = (const unsigned char *)subject; *c; c++)
+        out->bits[*c >> 6] |= 1ull << (*c & 63);
+}
+
+static bool has_bytes(const rf_gbytes *b, const char *needle)
+{
+    for (const unsigned char *c = (const unsigned char *)needle; *c; c++)
+        if (!(b->bits[*c >> 6] & (1ull << (*c & 63))))
+            return false;
+    return true;
+}
+
+bool rf_guard_pattern_may_match(const rf_gpattern *p, const char *subject, const rf_gbytes *bytes)
+{
+    if (!p->needles)
+        return true;
+    for (size_t i = 0; p->needles[i]; i++)
+        if (has_bytes(bytes, p->needles[i]) && strstr(subject, p->needles[i]))
+            return true;
+    return false;
 }
 
 void rf_guard_patterns_free(rf_gpatterns *set)

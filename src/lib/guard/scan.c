@@ -60,11 +60,14 @@ static int deny_as(rf_gcheck *c, const char *s, subject as)
     size_t len = strlen(s);
     if (len == 0)
         return 0;
+    rf_gbytes bytes;
+    rf_guard_bytes_of(s, &bytes);
     for (size_t i = 0; i < c->g->deny.n; i++) {
         const rf_gpattern *p = &c->g->deny.items[i];
-        if ((as == AS_TEXT) != (p->command == NULL))
+        if ((as == AS_TEXT) != (p->command == NULL) || !rf_guard_pattern_may_match(p, s, &bytes))
             continue;
-        rf_gpattern use = { .source = p->source, .code = as == AS_COMMAND ? p->command : p->code };
+        rf_gpattern use = *p;
+        use.code = as == AS_COMMAND ? p->command : p->code;
         rf_gmatch m = match(c, &use, s, len, false);
         if (m == RF_GMATCH_NO)
             continue;

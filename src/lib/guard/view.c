@@ -44,7 +44,7 @@ bool rf_guard_is_assignment(const char *w)
 static bool in_list(const char *s, const char *const *list)
 {
     for (size_t i = 0; list[i]; i++)
-        if (!strcmp(s, list[i]))
+        if (s[0] == list[i][0] && !strcmp(s, list[i])) /* the first byte rules most out */
             return true;
     return false;
 }
@@ -108,7 +108,7 @@ static const struct wrapper {
 static const struct wrapper *find_wrapper(const char *name)
 {
     for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
-        if (!strcmp(name, wrappers[i].name))
+        if (name[0] == wrappers[i].name[0] && !strcmp(name, wrappers[i].name))
             return &wrappers[i];
     return NULL;
 }
