@@ -200,11 +200,21 @@ int rf_guard_variants(const rf_gwords *w, char ***out);
 int rf_guard_brace_expand(const char *text, const char *mask, size_t len, rf_gwords *out, bool *over);
 
 /* ── patterns.c ── */
+/* The set of bytes a string holds: a needle with a byte outside a
+ * subject's set cannot occur in it, which rules most needles out without a
+ * strstr. */
+typedef struct rf_gbytes {
+    unsigned long long bits[4];
+} rf_gbytes;
+void rf_guard_bytes_of(const char *s, rf_gbytes *out);
+
+#define RF_GUARD_MAX_NEEDLES 8
 typedef struct rf_gpattern {
     char *source;        /* as written (the seed's text for a default) */
     pcre2_code *code;
     pcre2_code *command; /* a command pattern's anchored form, else NULL */
     const char *const *needles; /* a match holds one of these (static), or NULL */
+    rf_gbytes needle_bytes[RF_GUARD_MAX_NEEDLES];
 } rf_gpattern;
 
 typedef struct rf_gpatterns {
@@ -234,12 +244,6 @@ typedef enum {
     RF_GMATCH_LIMIT = 2, /* a match or memory limit was hit: undecided */
 } rf_gmatch;
 
-/* The set of bytes a subject holds: a needle with a byte outside it
- * cannot occur, which rules most needles out without a strstr. */
-typedef struct rf_gbytes {
-    unsigned long long bits[4];
-} rf_gbytes;
-void rf_guard_bytes_of(const char *subject, rf_gbytes *out);
 /* Can p match subject at all? false when it has needles and subject holds
  * none of them (much cheaper than a PCRE2 call). */
 bool rf_guard_pattern_may_match(const rf_gpattern *p, const char *subject, const rf_gbytes *bytes);

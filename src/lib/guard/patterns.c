@@ -112,6 +112,13 @@ static int compile_one(rf_gpattern *out, const char *src, const rf_guard_default
 {
     const char *command = def ? def->command : NULL;
     *out = (rf_gpattern){ .needles = def ? def->needles : NULL };
+    for (size_t i = 0; out->needles && out->needles[i]; i++) {
+        if (i >= RF_GUARD_MAX_NEEDLES) { /* a table mistake: no prefilter rather than a wrong one */
+            out->needles = NULL;
+            break;
+        }
+        rf_guard_bytes_of(out->needles[i], &out->needle_bytes[i]);
+    }
     if (!(out->code = compile_re(src, what, idx, cctx, err)) ||
         (command && !(out->command = compile_re(command, what, idx, cctx, err))))
         goto fail;
@@ -174,10 +181,10 @@ void rf_guard_bytes_of(const char *subject, rf_gbytes *out)
         out->bits[*c >> 6] |= 1ull << (*c & 63);
 }
 
-static bool has_bytes(const rf_gbytes *b, const char *needle)
+static bool has_bytes(const rf_gbytes *have, const rf_gbytes *need)
 {
-    for (const unsigned char *c = (const unsigned char *)needle; *c; c++)
-        if (!(b->bits[*c >> 6] & (1ull << (*c & 63))))
+    for (size_t k = 0; k < 4; k++)
+        if ((have->bits[k] & need->bits[k]) != need->bits[k])
             return false;
     return true;
 }
@@ -187,7 +194,7 @@ bool rf_guard_pattern_may_match(const rf_gpattern *p, const char *subject, const
     if (!p->needles)
         return true;
     for (size_t i = 0; p->needles[i]; i++)
-        if (has_bytes(bytes, p->needles[i]) && strstr(subject, p->needles[i]))
+        if (has_bytes(bytes, &p->needle_bytes[i]) && strstr(subject, p->needles[i]))
             return true;
     return false;
 }
