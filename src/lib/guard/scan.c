@@ -13,6 +13,7 @@
  *    the deny patterns see, the rest of the command is checked as usual. */
 #include "guard/guard.h"
 #include "util/error.h"
+#include "util/strv.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -210,11 +211,14 @@ static int check_segment(rf_gcheck *c, size_t li, size_t si)
         if (r)
             return r;
     }
+    /* command position: the wrapper chain, the canonical core and its
+     * variants, each string once */
     int r = deny_all(c, v->commands, AS_COMMAND);
-    if (r == 0 && v->core_index != SIZE_MAX)
+    if (r == 0 && v->core_index != SIZE_MAX && !rf_strv_contains(v->commands, v->canon))
         r = deny_as(c, v->canon, AS_COMMAND);
-    if (r == 0)
-        r = deny_all(c, v->variants, AS_COMMAND);
+    for (size_t k = 0; r == 0 && v->variants && v->variants[k]; k++)
+        if (strcmp(v->variants[k], v->canon) && !rf_strv_contains(v->commands, v->variants[k]))
+            r = deny_as(c, v->variants[k], AS_COMMAND);
     if (r == 0)
         r = deny_all(c, v->code, AS_CODE);
     return r ? r : check_procsub_shell(c, li, si);
