@@ -188,6 +188,10 @@ static void test_command_position(void)
         { "\\bpip\\s+install\\s+--user\\b", "python3 -m pip install --user x", "echo pip install --user" },
         { "\\bdocker\\s+run\\b", "docker -H tcp://h:2375 run x", "printf 'docker run is off'" },
         { "\\bgit\\s+push\\b", "GIT_TRACE=1 git push", "grep -rn 'git push' .github" },
+        { "\\bsudo\\b", "sh <<< 'sudo ls'", "cat <<< 'sudo ls'" },
+        { "\\bsudo\\b", "script -qc 'sudo id' /dev/null", "script -q log.txt" },
+        { "\\|\\s*sh\\b", "echo reboot | at now", "echo reboot | tee log" },
+        { "\\bsudo\\b", "tmux new -d 'sudo ls'", "tmux new -s sudo" },
     };
     rf_guard *g = default_guard();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -17,6 +17,8 @@ const char *rf_guard_alias(const char *name)
         { "apt-get", "apt" }, { "aptitude", "apt" }, { "pip3", "pip" }, { "pip2", "pip" },
         { "doas", "sudo" }, { "pkexec", "sudo" }, { "run0", "sudo" }, { "podman", "docker" }, { "nerdctl", "docker" },
         { "microdnf", "dnf" }, { "dnf5", "dnf" },
+        /* they run their input as shell code: `... | at now` is `... | sh` */
+        { "at", "sh" }, { "batch", "sh" },
     };
     if (rf_guard_is_shell(name))
         return "sh";

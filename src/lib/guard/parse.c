@@ -256,6 +256,46 @@ static size_t ssh_command(const rf_gseg *s, size_t i)
     return 0;
 }
 
+/* `sh <<< STR`, `at now <<< STR`: a here-string fed to a program that runs
+ * its input as shell code. */
+static int stdin_scripts(rf_gparse *p, int li, size_t si, size_t core)
+{
+    const rf_gseg *s = &p->lists[li]->segs[si];
+    if (core >= s->n_words || strcmp(rf_guard_alias(rf_guard_basename(s->words[core].text)), "sh"))
+        return 0;
+    for (size_t j = 0; j < p->lists[li]->segs[si].n_words; j++) {
+        s = &p->lists[li]->segs[si];
+        if (s->words[j].kind == RF_GWORD_HERESTRING && parse_script(p, li, si, s->words[j].text) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* tmux new-session/new-window/split-window/run-shell [options] COMMAND...:
+ * the operands are a shell command. The index of the first, or 0. */
+static size_t tmux_command(const rf_gseg *s, size_t i)
+{
+    static const char *const subs[] = { "new", "new-session", "new-window", "neww", "split-window", "splitw",
+                                        "run-shell", "run", "respawn-pane", "respawnp", "respawn-window",
+                                        "respawnw", NULL };
+    size_t sub = i + 1;
+    while (sub < s->n_words && (s->words[sub].kind != RF_GWORD_ARG || s->words[sub].text[0] == '-'))
+        sub++;
+    bool known = false;
+    for (size_t k = 0; sub < s->n_words && subs[k]; k++)
+        known = known || !strcmp(s->words[sub].text, subs[k]);
+    for (size_t j = sub + 1; known && j < s->n_words; j++) {
+        const char *t = s->words[j].text;
+        if (s->words[j].kind != RF_GWORD_ARG)
+            continue;
+        if (t[0] != '-')
+            return j;
+        if (t[1] && strchr("ceFfnstxyl", t[strlen(t) - 1]) && t[1] != '-')
+            j++; /* -s NAME, -t TARGET, -c DIR, ...: the value is the next word */
+    }
+    return 0;
+}
+
 /* Strings that will run as shell code: parse them as nested lists. */
 static int find_scripts(rf_gparse *p, int li, size_t si)
 {
@@ -268,12 +308,13 @@ static int find_scripts(rf_gparse *p, int li, size_t si)
             continue;
         const char *name = rf_guard_basename(s->words[i].text);
         const char *script = NULL;
-        if (rf_guard_is_shell(name) || !strcmp(name, "su") || !strcmp(name, "runuser"))
+        if (rf_guard_is_shell(name) || !strcmp(name, "su") || !strcmp(name, "runuser") || !strcmp(name, "script"))
             script = script_after(s, i, false);
         else if (!strcmp(name, "env"))
             script = script_after(s, i, true);
+        size_t tmux = i == core && !strcmp(name, "tmux") ? tmux_command(s, i) : 0;
         bool watch = !strcmp(name, "watch");
-        size_t remote = i == core && !strcmp(name, "ssh") ? ssh_command(s, i) : 0;
+        size_t remote = i == core && !strcmp(name, "ssh") ? ssh_command(s, i) : tmux;
         if (i == core && !strcmp(name, "alias")) {
             /* alias NAME=VALUE: VALUE runs wherever NAME is typed later */
             for (size_t j = i + 1; j < n; j++) {
@@ -303,7 +344,7 @@ static int find_scripts(rf_gparse *p, int li, size_t si)
             return -1;
         }
     }
-    return 0;
+    return stdin_scripts(p, li, si, core);
 }
 
 static void finish_seg(rf_gparse *p, int li, ssize_t *si, rf_gop op)

@@ -93,6 +93,7 @@ static const struct wrapper {
     { "strace", "eoOpPsSuaXbIE", NULL, 0, false },
     { "unbuffer", "", NULL, 0, false },
     { "taskset", "", NULL, 1, false },
+    { "screen", "SceHhLlpTtX", NULL, 0, false },
     { "flock", "wE", (const char *const[]){ "--timeout", "--conflict-exit-code", NULL }, 1, false },
     { "chrt", "", NULL, 1, false },
     { "unshare", "", NULL, 0, false },
