@@ -101,10 +101,17 @@ static void print_help(FILE *out)
             "  ringfence fs list --recursive --max 200 src\n"
             "  ringfence fs read /etc/hosts --allow-read '^/etc/hosts$'\n"
             "\n"
-            "Protected paths (.git/hooks, .ringfence.json/.yaml/.yml) are never written.\n"
+            "  ringfence fs write x.txt --config picoclaw.json --agent readonly   refused if\n"
+            "                                       that agent's tools.disabled has write_file\n"
             "\n"
-            "Exit status: 0 done; 1 refused or failed (access denied, not found, edit text\n"
-            "not unique, ...), the reason on stderr; 125 bad usage or configuration.\n");
+            "Protected paths (.git/hooks, .ringfence.json/.yaml/.yml) are never written.\n"
+            "The configuration stack is the one of 'ringfence run'; each verb is an agent\n"
+            "tool (read_file, write_file, append_file, edit_file, list_dir) and is refused\n"
+            "when the policy's tools.disabled names it.\n"
+            "\n"
+            "Exit status: 0 done; 1 refused or failed (access denied, a disabled tool, not\n"
+            "found, edit text not unique, ...), the reason on stderr; 125 bad usage or\n"
+            "configuration.\n");
 }
 
 static int parse_u64(const char *s, const char *opt, uint64_t *out)
