@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The guard against two corpora: tests/guard/blocked.txt (obfuscated
-# dangerous commands: every one must be blocked) and tests/guard/allowed.txt
-# (everyday developer commands: every one must pass). Prints the catch rate
-# and the false-positive rate, and fails below issue 13's targets.
+# dangerous commands, one or more of every seed 001 category) and
+# tests/guard/allowed.txt (everyday commands of coding agents). Prints the
+# catch rate and the false-positive rate, and fails below issue 13's
+# targets (>= 97% caught, <= 1% false positives).
 . "$(dirname "$0")/../lib.sh"
 corpus=$(cd "$(dirname "$0")/../guard" && pwd)
 
