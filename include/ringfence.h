@@ -210,6 +210,16 @@ RF_EXPORT char *rf_doctor_to_json(const rf_doctor_report *report);
 RF_EXPORT char *rf_doctor_to_text(const rf_doctor_report *report);
 /* Can backend `name` ("native", "landlock", "none") run here? */
 RF_EXPORT bool rf_doctor_backend_usable(const rf_doctor_report *report, const char *name);
+/* ── Agent tools a policy enables ──────────────────────────────────────── */
+/* The agent tools are exec, read_file, write_file, edit_file, append_file
+ * and list_dir; a policy enables each unless its tools.disabled names it
+ * (picoclaw's per-agent "tools": {"disabled": [...]}). Every entry point
+ * honours it: rf_plan_build_shell (exec), the rf_fs_* verbs of a handle from
+ * rf_fs_open_for_policy, the MCP server, and the CLI's exec and fs. */
+RF_EXPORT bool rf_policy_tool_enabled(const rf_policy *policy, const char *tool);
+/* 0 when enabled, else -1 with *err: 'tool "NAME" not found: it is disabled
+ * for this agent (tools.disabled)', errno EACCES, exit code 126. */
+RF_EXPORT int rf_policy_check_tool(const rf_policy *policy, const char *tool, rf_error **err);
 /* ── File tools ────────────────────────────────────────────────────────── */
 /* read/write/append/edit/list confined to a workspace (docs/fs.md). Paths
  * are resolved by the kernel beneath a directory fd of the workspace

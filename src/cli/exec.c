@@ -110,6 +110,12 @@ int rf_cli_exec(int argc, char **argv)
     command = join(argc, argv, idx);
     if (!command || !(policy = rf_cli_policy(&o, &code)))
         goto out;
+    rf_error *terr = NULL;
+    if (rf_policy_check_tool(policy, "exec", &terr) < 0) { /* tools.disabled: refused, even --check */
+        code = rf_cli_report(terr);
+        rf_error_free(terr);
+        goto out;
+    }
     code = guard(policy, command, o.check);
     if (code != 0 || o.check)
         goto out;

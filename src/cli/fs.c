@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ringfence fs: the workspace-confined file tools (read, write, append,
  * edit, list) on the command line. A thin client of rf_fs_*: parse the
- * flags into one struct, build rf_fs_options from it in one place
- * (fs_build_options, where config files will plug in), run one verb. */
+ * flags into one struct, turn them into the flags layer of the standard
+ * config stack (as run and exec do: --config, --agent, the workspace file,
+ * RINGFENCE_*), resolve the policy, open rf_fs for it, run one verb. A verb
+ * whose tool the policy disables (tools.disabled) is refused. */
 #include "cli.h"
+#include "options.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +22,7 @@ enum { EXIT_USAGE = RF_EXIT_FAILURE };
 enum {
     OPT_WORKSPACE = 0x100, OPT_ALLOW_READ, OPT_ALLOW_WRITE, OPT_READ_OUTSIDE, OPT_NO_RESTRICT,
     OPT_MAX_READ, OPT_OFFSET, OPT_LIMIT, OPT_CONTENT, OPT_OLD, OPT_NEW, OPT_RECURSIVE, OPT_MAX, OPT_HELP,
+    OPT_CONFIG, OPT_NO_CONFIG, OPT_AGENT, OPT_CONFIG_FORMAT, OPT_RUNNER, OPT_TRUST_WS,
 };
 
 /* One table drives getopt_long and --help. */
@@ -40,6 +44,12 @@ static const struct fs_opt {
     { "new", "TEXT", "edit: its replacement", OPT_NEW },
     { "recursive", NULL, "list: descend into directories (never through symlinks)", OPT_RECURSIVE, 'r' },
     { "max", "N", "list: at most N entries (default 1000, at most 100000)", OPT_MAX },
+    { "config", "FILE", "read a config file (JSON or YAML); repeatable", OPT_CONFIG },
+    { "no-config", NULL, "ignore all config files; built-in defaults and flags only", OPT_NO_CONFIG },
+    { "agent", "NAME", "apply this agent's section of the config (its tools.disabled too)", OPT_AGENT },
+    { "config-format", "FMT", "ringfence, picoclaw or mitto (default: detect)", OPT_CONFIG_FORMAT },
+    { "runner", "TYPE", "Mitto runner type whose restrictions apply", OPT_RUNNER },
+    { "trust-workspace-config", NULL, "let the workspace's .ringfence.* loosen the policy", OPT_TRUST_WS },
     { "help", NULL, "show this help", OPT_HELP, 'h' },
 };
 
@@ -51,6 +61,10 @@ typedef struct fs_args {
     bool read_outside, no_restrict, recursive, help;
     uint64_t max_read_bytes, offset, limit, max;
     const char *content, *old_text, *new_text;
+    const char *config[MAX_PATTERNS + 1];
+    size_t n_config;
+    const char *agent, *config_format, *runner;
+    bool no_config, trust_ws;
 } fs_args;
 
 static void print_help(FILE *out)
@@ -87,10 +101,17 @@ static void print_help(FILE *out)
             "  ringfence fs list --recursive --max 200 src\n"
             "  ringfence fs read /etc/hosts --allow-read '^/etc/hosts$'\n"
             "\n"
-            "Protected paths (.git/hooks, .ringfence.json/.yaml/.yml) are never written.\n"
+            "  ringfence fs write x.txt --config picoclaw.json --agent readonly   refused if\n"
+            "                                       that agent's tools.disabled has write_file\n"
             "\n"
-            "Exit status: 0 done; 1 refused or failed (access denied, not found, edit text\n"
-            "not unique, ...), the reason on stderr; 125 bad usage or configuration.\n");
+            "Protected paths (.git/hooks, .ringfence.json/.yaml/.yml) are never written.\n"
+            "The configuration stack is the one of 'ringfence run'; each verb is an agent\n"
+            "tool (read_file, write_file, append_file, edit_file, list_dir) and is refused\n"
+            "when the policy's tools.disabled names it.\n"
+            "\n"
+            "Exit status: 0 done; 1 refused or failed (access denied, a disabled tool, not\n"
+            "found, edit text not unique, ...), the reason on stderr; 125 bad usage or\n"
+            "configuration.\n");
 }
 
 static int parse_u64(const char *s, const char *opt, uint64_t *out)
@@ -130,6 +151,12 @@ static int take_option(fs_args *a, int c, const char *arg)
     case OPT_RECURSIVE: a->recursive = true; return 0;
     case OPT_MAX: return parse_u64(arg, "max", &a->max);
     case OPT_HELP: a->help = true; return 0;
+    case OPT_CONFIG: return push_pattern(a->config, &a->n_config, arg, "config");
+    case OPT_NO_CONFIG: a->no_config = true; return 0;
+    case OPT_AGENT: a->agent = arg; return 0;
+    case OPT_CONFIG_FORMAT: a->config_format = arg; return 0;
+    case OPT_RUNNER: a->runner = arg; return 0;
+    case OPT_TRUST_WS: a->trust_ws = true; return 0;
     default: return rf_cli_usage_error("fs", "unknown option");
     }
 }
@@ -173,30 +200,59 @@ static int parse_args(int argc, char **argv, fs_args *a)
     return 0;
 }
 
-/* Flags → rf_fs_options. The one place options are built, so config files
- * can fill the same struct later. *cwd_buf holds the default workspace. */
-static int fs_build_options(const fs_args *a, rf_fs_options *o, char **cwd_buf)
+static json_t *obj_at(json_t *root, const char *key)
 {
-    rf_fs_options_init(o);
-    if (a->workspace) {
-        o->workspace = a->workspace;
-    } else {
-        *cwd_buf = getcwd(NULL, 0);
-        if (!*cwd_buf) {
-            fprintf(stderr, "ringfence: cannot find the current directory: %s\n", strerror(errno));
-            return -1;
-        }
-        o->workspace = *cwd_buf;
+    json_t *o = json_object_get(root, key);
+    if (!o) {
+        o = json_object();
+        json_object_set_new(root, key, o);
     }
-    o->restrict_to_workspace = !a->no_restrict;
-    o->allow_read_outside_workspace = a->read_outside;
-    o->allow_read_paths = a->n_read ? a->allow_read : NULL;
-    o->allow_write_paths = a->n_write ? a->allow_write : NULL;
-    o->max_read_bytes = a->max_read_bytes;
+    return o;
+}
+
+static json_t *strings(const char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+/* Flags → the command-line layer of the standard config stack, so a flag
+ * and a config file fill the same policy through the same checks. */
+static int fs_build_opts(const fs_args *a, rf_cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->status_fd = -1;
+    json_t *f = o->flags = json_object();
+    if (a->workspace) {
+        char *cwd = a->workspace[0] == '/' ? NULL : getcwd(NULL, 0), *abs = NULL;
+        if (cwd && asprintf(&abs, "%s/%s", cwd, a->workspace) < 0)
+            abs = NULL;
+        json_object_set_new(f, "workspace", json_string(abs ? abs : a->workspace));
+        free(cwd);
+        free(abs);
+    }
     if (a->no_restrict)
-        fprintf(stderr, "ringfence: warning: restrict_to_workspace is off (--no-restrict): the file "
-                        "tools can reach any path this user can\n");
-    return 0;
+        json_object_set_new(f, "restrict_to_workspace", json_false());
+    if (a->read_outside)
+        json_object_set_new(f, "allow_read_outside_workspace", json_true());
+    if (a->n_read)
+        json_object_set_new(obj_at(f, "tools"), "allow_read_paths", strings(a->allow_read, a->n_read));
+    if (a->n_write)
+        json_object_set_new(obj_at(f, "tools"), "allow_write_paths", strings(a->allow_write, a->n_write));
+    if (a->max_read_bytes)
+        json_object_set_new(obj_at(f, "tools"), "max_read_bytes", json_integer((json_int_t)a->max_read_bytes));
+    o->config_files = calloc(a->n_config + 1, sizeof(char *));
+    for (size_t i = 0; o->config_files && i < a->n_config; i++)
+        if (!(o->config_files[i] = strdup(a->config[i])))
+            return -1;
+    o->agent = a->agent;
+    o->config_format = a->config_format;
+    o->runner = a->runner;
+    o->no_config = a->no_config;
+    o->trust_workspace_config = a->trust_ws;
+    return o->config_files ? 0 : -1;
 }
 
 /* Content for write/append: --content, else all of stdin (bounded). */
@@ -339,19 +395,27 @@ int rf_cli_fs(int argc, char **argv)
     }
     if (check_usage(&a) != 0)
         return EXIT_USAGE;
-    rf_fs_options o;
-    char *cwd = NULL;
-    if (fs_build_options(&a, &o, &cwd) < 0)
-        return EXIT_USAGE;
+    rf_cli_opts o;
+    int code = EXIT_USAGE;
+    rf_policy *policy = NULL;
+    if (fs_build_opts(&a, &o) < 0)
+        fprintf(stderr, "ringfence: out of memory\n");
+    else
+        policy = rf_cli_policy(&o, &code);
+    rf_cli_opts_clear(&o);
+    if (!policy)
+        return code;
+    if (a.no_restrict)
+        fprintf(stderr, "ringfence: warning: restrict_to_workspace is off (--no-restrict): the file "
+                        "tools can reach any path this user can\n");
     rf_error *err = NULL;
-    rf_fs *fs = rf_fs_open(&o, &err);
-    free(cwd);
+    rf_fs *fs = rf_fs_open_for_policy(policy, &err);
+    rf_policy_free(policy);
     if (!fs) {
         rf_cli_report(err);
         rf_error_free(err);
         return EXIT_USAGE; /* configuration, not the operation */
     }
-    int code;
     if (!strcmp(a.verb, "read"))
         code = verb_read(fs, &a);
     else if (!strcmp(a.verb, "write") || !strcmp(a.verb, "append"))

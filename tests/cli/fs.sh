@@ -106,5 +106,5 @@ expect_exit 125 "usage: missing PATH" rf fs read
 expect_exit 125 "usage: edit without --old" rf fs edit x.txt --new y
 expect_exit 125 "usage: bad --offset" rf fs read x.txt --offset -3
 expect_exit 125 "usage: bad regex" rf fs read x.txt --allow-read '(('
-contains "usage: names the setting" "$ERR" "allow_read_paths: bad pattern"
+contains "usage: names the setting" "$ERR" "tools.allow_read_paths[0]"
 expect_exit 125 "usage: missing workspace" rf fs read x --workspace "$SCRATCH/none"

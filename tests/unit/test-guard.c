@@ -160,6 +160,80 @@ static void test_normalised(void)
     rf_guard_free(g);
 }
 
+/* Command patterns (patterns.c) match the program that runs, wherever it
+ * is reached, and nothing else: not an argument, not another program's name. */
+static void test_command_position(void)
+{
+    static const struct {
+        const char *pattern, *blocked, *allowed;
+    } cases[] = {
+        { "\\b(format|mkfs|diskpart)\\b\\s", "nice mkfs.ext4 disk.img", "clang-format -i x.c" },
+        { "\\b(format|mkfs|diskpart)\\b\\s", "find . -name '*.img' -exec mkfs -t ext4 {} \\;", "ruff format ." },
+        { "\\b(format|mkfs|diskpart)\\b\\s", "xargs -a d.txt mkfs.ext4", "jq .scripts.format package.json" },
+        { "\\b(shutdown|reboot|poweroff)\\b", "systemctl reboot", "git commit -m 'graceful shutdown'" },
+        { "\\b(shutdown|reboot|poweroff)\\b", "ssh host reboot", "pytest -k reboot" },
+        { "\\b(shutdown|reboot|poweroff)\\b", "python3 -c 'import os; os.system(\"reboot\")'", "ls reboot-notes" },
+        { "\\bsudo\\b", "f(){ sudo ls; }; f", "git commit -m 'drop sudo'" },
+        { "\\bsudo\\b", "alias s=sudo; s ls", "grep -rn sudo docs" },
+        { "\\bsudo\\b", "coproc sudo ls", "echo sudo" },
+        { "\\bchmod\\s+[0-7]{3,4}\\b", "find . -exec chmod 666 {} +", "grep -rn 'chmod 755' scripts" },
+        { "\\bchown\\b", "busybox chown me x", "rg -n chown src" },
+        { "\\bpkill\\b", "timeout 3 pkill node", "echo pkill" },
+        { "\\bkillall\\b", "k''illall node", "grep killall notes.txt" },
+        { "\\bkill\\s+-[9]\\b", "kill --signal KILL 42", "echo 'kill -9 is rude'" },
+        { "\\bssh\\b.*@", "env ssh -p 22 me@host", "ssh-keygen -t ed25519 -C me@example.com" },
+        { "\\bssh\\b.*@", "command ssh me@host ls", "git clone ssh://git@example.com/r.git" },
+        { "\\bapt\\s+(install|remove|purge)\\b", "DEBIAN_FRONTEND=x apt-get -y install nmap", "echo apt install x" },
+        { "\\bnpm\\s+install\\s+-g\\b", "npm i --location=global x", "grep -rn 'npm install -g' docs" },
+        { "\\bpip\\s+install\\s+--user\\b", "python3 -m pip install --user x", "echo pip install --user" },
+        { "\\bdocker\\s+run\\b", "docker -H tcp://h:2375 run x", "printf 'docker run is off'" },
+        { "\\bgit\\s+push\\b", "GIT_TRACE=1 git push", "grep -rn 'git push' .github" },
+        { "\\bsudo\\b", "sh <<< 'sudo ls'", "cat <<< 'sudo ls'" },
+        { "\\bsudo\\b", "script -qc 'sudo id' /dev/null", "script -q log.txt" },
+        { "\\|\\s*sh\\b", "echo reboot | at now", "echo reboot | tee log" },
+        { "\\bsudo\\b", "tmux new -d 'sudo ls'", "tmux new -s sudo" },
+    };
+    rf_guard *g = default_guard();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        expect(g, cases[i].blocked, RF_GUARD_BLOCKED_PATTERN, cases[i].pattern);
+        expect(g, cases[i].allowed, RF_GUARD_ALLOWED, NULL);
+    }
+    rf_guard_free(g);
+}
+
+/* A function whose body runs itself twice with | or &, whatever its name
+ * and spelling; recursion without a fork, and ordinary functions, pass. */
+static void test_fork_bombs(void)
+{
+    static const char *const bombs[] = {
+        ":(){ :|:& };:", ": () { : | : & } ; :", "bomb(){ bomb|bomb& };bomb", "function f { f|f& }; f",
+        "f(){ f & f; }; f", ". () { .|.& }; .", "bash -c 'x(){ x|x& };x'", "eval 'b(){ b|b& };b'",
+        "function fork() { fork | fork & }; fork", "f() ( f | f & ); f", "f()\n{\n  f | f &\n}\nf",
+        "g(){ (g; g) & }; g", "X=h; h(){ $X|$X& }; h",
+    };
+    static const char *const fine[] = {
+        "f(){ f; }", "walk(){ ls \"$1\" & }; walk a", "f(){ echo a | grep a & }; f", "x(){ echo hi; }; x",
+        "function build { make -j4; }; build",
+    };
+    rf_guard *g = default_guard();
+    for (size_t i = 0; i < sizeof bombs / sizeof bombs[0]; i++)
+        expect(g, bombs[i], RF_GUARD_BLOCKED_PATTERN, ":\\(\\)\\s*\\{.*\\};\\s*:");
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
+        expect(g, fine[i], RF_GUARD_ALLOWED, NULL);
+    rf_guard_verdict v;
+    check(g, "f(){ f|f& }", &v);
+    like(v.detail, "fork bomb: function f", "the detail names the function");
+    rf_guard_verdict_clear(&v);
+    rf_guard_free(g);
+
+    rf_guard_options o = RF_GUARD_OPTIONS_INIT;
+    o.workspace = ws;
+    o.enable_deny_patterns = false;
+    g = guard_with(o, NULL);
+    expect(g, "f(){ f|f& }; f", RF_GUARD_ALLOWED, NULL);
+    rf_guard_free(g);
+}
+
 static void test_paths(void)
 {
     rf_guard *g = default_guard();
@@ -359,6 +433,8 @@ int main(void)
     test_seed_patterns();
     test_messages();
     test_normalised();
+    test_command_position();
+    test_fork_bombs();
     test_paths();
     test_options();
     test_allow();

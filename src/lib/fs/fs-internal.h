@@ -35,7 +35,12 @@ struct rf_fs {
     char **protected_rel; /* normalised, workspace-relative */
     uint64_t max_read;
     bool no_tmpfile;     /* tests: force the named temp file path */
+    char **disabled;     /* the policy's tools.disabled (rf_fs_open_for_policy) */
 };
+
+/* 0 when the policy this handle came from enables `tool` (read_file,
+ * write_file, ...), else -1 with the refusal of policy/tools.c. */
+int rf_fs_tool_enabled(const rf_fs *fs, const char *tool, rf_error **err);
 
 typedef enum { RF_FS_READ, RF_FS_WRITE } rf_fs_access;
 

@@ -221,7 +221,18 @@ RF_EXPORT rf_fs *rf_fs_open_for_policy(const rf_policy *policy, rf_error **err)
     o.allow_write_paths = (const char *const *)policy->tools.allow_write_paths;
     o.protected_paths = (const char *const *)policy->protected_paths;
     o.max_read_bytes = policy->tools.max_read_bytes;
-    return rf_fs_open(&o, err);
+    rf_fs *fs = rf_fs_open(&o, err);
+    if (fs && policy->tools.disabled && !(fs->disabled = rf_strv_copy(policy->tools.disabled))) {
+        rf_fs_close(fs);
+        rf_error_set(err, ENOMEM, "file tools");
+        return NULL;
+    }
+    return fs;
+}
+
+int rf_fs_tool_enabled(const rf_fs *fs, const char *tool, rf_error **err)
+{
+    return rf_tools_disabled(fs->disabled, tool) ? rf_tools_refuse(tool, RF_FS_EXIT_FAILED, err) : 0;
 }
 
 static void free_patterns(pcre2_code **re, size_t n)
@@ -243,6 +254,7 @@ RF_EXPORT void rf_fs_close(rf_fs *fs)
     free_patterns(fs->write_re, fs->n_write_re);
     pcre2_match_context_free(fs->mctx);
     rf_strv_free(fs->protected_rel);
+    rf_strv_free(fs->disabled);
     free(fs);
 }
 

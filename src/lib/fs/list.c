@@ -142,6 +142,8 @@ RF_EXPORT int rf_fs_list(rf_fs *fs, const char *path, bool recursive, size_t max
 {
     if (!fs || !out_entries)
         return rf_fs_fail(err, EINVAL, "list");
+    if (rf_fs_tool_enabled(fs, "list_dir", err) < 0)
+        return -1;
     if (!path || !*path)
         path = ".";
     rf_fs_obj o;

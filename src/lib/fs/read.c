@@ -128,6 +128,8 @@ RF_EXPORT int rf_fs_read(rf_fs *fs, const char *path, uint64_t offset, uint64_t 
 {
     if (!fs || !out)
         return rf_fs_fail(err, EINVAL, "read");
+    if (rf_fs_tool_enabled(fs, "read_file", err) < 0)
+        return -1;
     struct stat st;
     _cleanup_close_ int fd = open_for_read(fs, path, &st, err);
     if (fd < 0)

@@ -172,6 +172,8 @@ RF_EXPORT int rf_fs_write(rf_fs *fs, const char *path, const char *data, size_t 
 {
     if (!fs || (!data && len))
         return rf_fs_fail(err, EINVAL, "write");
+    if (rf_fs_tool_enabled(fs, "write_file", err) < 0)
+        return -1;
     if (check_size(len, path, err) < 0)
         return -1;
     rf_fs_target t;
@@ -223,6 +225,8 @@ RF_EXPORT int rf_fs_append(rf_fs *fs, const char *path, const char *data, size_t
 {
     if (!fs || (!data && len))
         return rf_fs_fail(err, EINVAL, "append");
+    if (rf_fs_tool_enabled(fs, "append_file", err) < 0)
+        return -1;
     if (check_size(len, path, err) < 0)
         return -1;
     for (int attempt = 0; attempt < 4; attempt++) {
@@ -347,6 +351,8 @@ RF_EXPORT int rf_fs_edit(rf_fs *fs, const char *path, const char *old_text, cons
 {
     if (!fs || !new_text)
         return rf_fs_fail(err, EINVAL, "edit");
+    if (rf_fs_tool_enabled(fs, "edit_file", err) < 0)
+        return -1;
     if (!old_text || !*old_text)
         return rf_fs_fail(err, 0, "edit %s: the old text is empty", path ? path : "");
     if (strlen(old_text) > RF_FS_MAX_WRITE || strlen(new_text) > RF_FS_MAX_WRITE)

@@ -42,6 +42,11 @@ void rf_guard_buf_add(rf_gbuf *b, const char *p, size_t n)
 
 void rf_guard_buf_addc(rf_gbuf *b, char c)
 {
+    if (!b->failed && b->len + 2 <= b->cap) { /* the common case: room for c and the NUL */
+        b->s[b->len++] = c;
+        b->s[b->len] = '\0';
+        return;
+    }
     rf_guard_buf_add(b, &c, 1);
 }
 

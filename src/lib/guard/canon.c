@@ -15,13 +15,15 @@ const char *rf_guard_alias(const char *name)
 {
     static const char *const map[][2] = {
         { "apt-get", "apt" }, { "aptitude", "apt" }, { "pip3", "pip" }, { "pip2", "pip" },
-        { "doas", "sudo" }, { "pkexec", "sudo" }, { "podman", "docker" }, { "nerdctl", "docker" },
+        { "doas", "sudo" }, { "pkexec", "sudo" }, { "run0", "sudo" }, { "podman", "docker" }, { "nerdctl", "docker" },
         { "microdnf", "dnf" }, { "dnf5", "dnf" },
+        /* they run their input as shell code: `... | at now` is `... | sh` */
+        { "at", "sh" }, { "batch", "sh" },
     };
     if (rf_guard_is_shell(name))
         return "sh";
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(name, map[i][0]))
+        if (name[0] == map[i][0][0] && !strcmp(name, map[i][0]))
             return map[i][1];
     return name;
 }
@@ -29,7 +31,7 @@ const char *rf_guard_alias(const char *name)
 static bool in_list(const char *s, const char *const *list)
 {
     for (size_t i = 0; list[i]; i++)
-        if (!strcmp(s, list[i]))
+        if (s[0] == list[i][0] && !strcmp(s, list[i]))
             return true;
     return false;
 }
@@ -138,16 +140,32 @@ static int npm_words(const rf_gwords *in, rf_gwords *out)
     return 0;
 }
 
+static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+static bool is_bundle(const char *t)
+{
+    size_t n = strlen(t);
+    return t[0] == '-' && n >= 3 && strspn(t + 1, letters) == n - 1;
+}
+
+/* Is there a bundle to split? Most commands have none: no copy then. */
+static bool has_bundle(const rf_gwords *w)
+{
+    for (size_t i = 1; i < w->n && strcmp(w->v[i], "--"); i++)
+        if (is_bundle(w->v[i]))
+            return true;
+    return false;
+}
+
 /* -rfv → -r -f -v (letters only, so -9 and -j4 stay whole). */
 static int split_bundles(const rf_gwords *in, rf_gwords *out)
 {
-    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
     bool end_opts = false;
     for (size_t i = 0; i < in->n; i++) {
         const char *t = in->v[i];
         size_t n = strlen(t);
         end_opts = end_opts || !strcmp(t, "--");
-        if (i == 0 || end_opts || t[0] != '-' || n < 3 || strspn(t + 1, letters) != n - 1) {
+        if (i == 0 || end_opts || !is_bundle(t)) {
             if (rf_guard_words_push(out, t) < 0)
                 return -1;
             continue;
@@ -198,7 +216,7 @@ int rf_guard_canonicalise(rf_gwords *w, const char *name)
     if ((!strcmp(name, "kill") && apply(w, kill_signals) < 0) ||
         (!strcmp(name, "git") && apply(w, git_globals) < 0) ||
         (!strcmp(name, "docker") && apply(w, docker_globals) < 0) ||
-        (!strcmp(name, "npm") && apply(w, npm_words) < 0) || apply(w, split_bundles) < 0 ||
+        (!strcmp(name, "npm") && apply(w, npm_words) < 0) || (has_bundle(w) && apply(w, split_bundles) < 0) ||
         (!strcmp(name, "rm") && apply(w, rm_flags) < 0))
         return -1;
     return 0;

@@ -68,7 +68,7 @@ RF_EXPORT rf_guard *rf_guard_new(const rf_guard_options *opts, rf_error **err)
     pcre2_set_depth_limit(g->mctx, RF_GUARD_DEPTH_LIMIT);
     pcre2_set_heap_limit(g->mctx, RF_GUARD_HEAP_LIMIT_KIB);
     if ((g->restrict_to_workspace && set_dirs(g, opts, err) < 0) ||
-        (g->deny_enabled && rf_guard_patterns_add(&g->deny, rf_guard_default_deny, "default deny patterns", err) < 0) ||
+        (g->deny_enabled && rf_guard_patterns_add_defaults(&g->deny, err) < 0) ||
         rf_guard_patterns_add(&g->deny, opts->custom_deny, "custom_deny_patterns", err) < 0 ||
         rf_guard_patterns_add(&g->allow, opts->custom_allow, "custom_allow_patterns", err) < 0)
         goto fail;

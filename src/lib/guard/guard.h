@@ -9,7 +9,9 @@
  *   view.c          each segment → the strings the patterns see: its raw
  *                   text, all words, the "core" (wrappers such as env/nice/
  *                   timeout stripped, command basename), and with canon.c
- *                   the canonical spellings and regrouped options
+ *                   the canonical spellings and regrouped options; with
+ *                   position.c what stands in command position
+ *   forkbomb.c      functions that run themselves twice with | or &
  *   patterns.c      PCRE2 deny/allow patterns, compiled once, bounded matches
  *   scan.c          deny patterns over every string, allow exemptions
  *   paths.c         restrict_to_workspace: absolute, ~ and .. paths, cd
@@ -160,6 +162,8 @@ typedef struct rf_gview {
     char *core;          /* assignments, keywords and wrappers dropped */
     char *canon;         /* core with aliases applied and flags split */
     char **variants;     /* canon with options regrouped (NULL-terminated) */
+    char **commands;     /* command position: each program with its words (position.c) */
+    char **code;         /* inline code handed to another interpreter */
     char cmd[64];        /* the canonical command name, "" if none */
     size_t core_index;   /* words[] index of the command word, or SIZE_MAX */
     bool exempt;         /* an allow pattern matched this segment */
@@ -174,6 +178,11 @@ size_t rf_guard_core_index(const rf_gseg *s);
 const char *rf_guard_basename(const char *word);
 bool rf_guard_is_assignment(const char *word);
 bool rf_guard_is_shell(const char *name);
+
+/* ── position.c: the strings command patterns and code see (NULL-terminated
+ * lists appended to *out; programs[i] marks the wrapper chain) ── */
+int rf_guard_position_commands(const rf_gseg *s, const bool *programs, size_t core, char ***out);
+int rf_guard_position_code(const rf_gseg *s, size_t core, char ***out);
 
 /* ── canon.c: the canonical words of one command (v[0] is its name) ── */
 typedef struct rf_gwords {
@@ -191,9 +200,21 @@ int rf_guard_variants(const rf_gwords *w, char ***out);
 int rf_guard_brace_expand(const char *text, const char *mask, size_t len, rf_gwords *out, bool *over);
 
 /* ── patterns.c ── */
+/* The set of bytes a string holds: a needle with a byte outside a
+ * subject's set cannot occur in it, which rules most needles out without a
+ * strstr. */
+typedef struct rf_gbytes {
+    unsigned long long bits[4];
+} rf_gbytes;
+void rf_guard_bytes_of(const char *s, rf_gbytes *out);
+
+#define RF_GUARD_MAX_NEEDLES 8
 typedef struct rf_gpattern {
-    char *source;
+    char *source;        /* as written (the seed's text for a default) */
     pcre2_code *code;
+    pcre2_code *command; /* a command pattern's anchored form, else NULL */
+    const char *const *needles; /* a match holds one of these (static), or NULL */
+    rf_gbytes needle_bytes[RF_GUARD_MAX_NEEDLES];
 } rf_gpattern;
 
 typedef struct rf_gpatterns {
@@ -201,8 +222,16 @@ typedef struct rf_gpatterns {
     size_t n;
 } rf_gpatterns;
 
-/* The seed's default deny patterns (NULL-terminated, static). */
-extern const char *const rf_guard_default_deny[];
+/* The seed's default deny patterns; `command` is the anchored form that a
+ * command pattern matches in command position (NULL: a text pattern).
+ * Ends with { NULL, NULL }. */
+typedef struct rf_guard_default {
+    const char *source;
+    const char *command;
+    const char *const *needles; /* literals one of which every match holds */
+} rf_guard_default;
+extern const rf_guard_default rf_guard_defaults[];
+int rf_guard_patterns_add_defaults(rf_gpatterns *set, rf_error **err);
 
 /* Compile `sources` (NULL-terminated) into set; `what` names the list in
  * errors ("custom_deny_patterns"). */
@@ -215,6 +244,9 @@ typedef enum {
     RF_GMATCH_LIMIT = 2, /* a match or memory limit was hit: undecided */
 } rf_gmatch;
 
+/* Can p match subject at all? false when it has needles and subject holds
+ * none of them (much cheaper than a PCRE2 call). */
+bool rf_guard_pattern_may_match(const rf_gpattern *p, const char *subject, const rf_gbytes *bytes);
 /* Match one pattern against subject; whole = the match must span all of it. */
 rf_gmatch rf_guard_pattern_match(const rf_gpattern *p, const char *subject, size_t len, bool whole,
                                  pcre2_match_data *md, pcre2_match_context *mctx);
@@ -246,3 +278,5 @@ typedef struct rf_gcheck {
 /* 0 with c->result set (ALLOWED or BLOCKED_*), -1 with *err on failure. */
 int rf_guard_scan_patterns(rf_gcheck *c, rf_error **err);
 int rf_guard_scan_paths(rf_gcheck *c, rf_error **err);
+/* forkbomb.c: 1 with the verdict set, 0 none, -1 out of memory. */
+int rf_guard_scan_forkbomb(rf_gcheck *c);

@@ -240,6 +240,62 @@ static char *join_args(const rf_gseg *s, size_t from)
     return rf_guard_buf_steal(&b);
 }
 
+/* ssh [options] DESTINATION COMMAND...: the words after the destination
+ * run as a shell command on the other host. Their start, or 0. */
+static size_t ssh_command(const rf_gseg *s, size_t i)
+{
+    for (size_t j = i + 1; j < s->n_words; j++) {
+        const char *t = s->words[j].text;
+        if (s->words[j].kind != RF_GWORD_ARG)
+            continue;
+        if (t[0] != '-')
+            return j + 1 < s->n_words ? j + 1 : 0;
+        if (t[1] && strchr("BbcDEeFIiJLlmOoPpQRSWw", t[strlen(t) - 1]) && t[1] != '-')
+            j++; /* -p 22, -i key, -o Opt=x: the value is the next word */
+    }
+    return 0;
+}
+
+/* `sh <<< STR`, `at now <<< STR`: a here-string fed to a program that runs
+ * its input as shell code. */
+static int stdin_scripts(rf_gparse *p, int li, size_t si, size_t core)
+{
+    const rf_gseg *s = &p->lists[li]->segs[si];
+    if (core >= s->n_words || strcmp(rf_guard_alias(rf_guard_basename(s->words[core].text)), "sh"))
+        return 0;
+    for (size_t j = 0; j < p->lists[li]->segs[si].n_words; j++) {
+        s = &p->lists[li]->segs[si];
+        if (s->words[j].kind == RF_GWORD_HERESTRING && parse_script(p, li, si, s->words[j].text) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* tmux new-session/new-window/split-window/run-shell [options] COMMAND...:
+ * the operands are a shell command. The index of the first, or 0. */
+static size_t tmux_command(const rf_gseg *s, size_t i)
+{
+    static const char *const subs[] = { "new", "new-session", "new-window", "neww", "split-window", "splitw",
+                                        "run-shell", "run", "respawn-pane", "respawnp", "respawn-window",
+                                        "respawnw", NULL };
+    size_t sub = i + 1;
+    while (sub < s->n_words && (s->words[sub].kind != RF_GWORD_ARG || s->words[sub].text[0] == '-'))
+        sub++;
+    bool known = false;
+    for (size_t k = 0; sub < s->n_words && subs[k]; k++)
+        known = known || !strcmp(s->words[sub].text, subs[k]);
+    for (size_t j = sub + 1; known && j < s->n_words; j++) {
+        const char *t = s->words[j].text;
+        if (s->words[j].kind != RF_GWORD_ARG)
+            continue;
+        if (t[0] != '-')
+            return j;
+        if (t[1] && strchr("ceFfnstxyl", t[strlen(t) - 1]) && t[1] != '-')
+            j++; /* -s NAME, -t TARGET, -c DIR, ...: the value is the next word */
+    }
+    return 0;
+}
+
 /* Strings that will run as shell code: parse them as nested lists. */
 static int find_scripts(rf_gparse *p, int li, size_t si)
 {
@@ -252,12 +308,29 @@ static int find_scripts(rf_gparse *p, int li, size_t si)
             continue;
         const char *name = rf_guard_basename(s->words[i].text);
         const char *script = NULL;
-        if (rf_guard_is_shell(name) || !strcmp(name, "su") || !strcmp(name, "runuser"))
+        if (rf_guard_is_shell(name) || !strcmp(name, "su") || !strcmp(name, "runuser") || !strcmp(name, "script"))
             script = script_after(s, i, false);
         else if (!strcmp(name, "env"))
             script = script_after(s, i, true);
+        size_t tmux = i == core && !strcmp(name, "tmux") ? tmux_command(s, i) : 0;
         bool watch = !strcmp(name, "watch");
-        if ((i == core && !strcmp(name, "eval")) || watch) {
+        size_t remote = i == core && !strcmp(name, "ssh") ? ssh_command(s, i) : tmux;
+        if (i == core && !strcmp(name, "alias")) {
+            /* alias NAME=VALUE: VALUE runs wherever NAME is typed later */
+            for (size_t j = i + 1; j < n; j++) {
+                const char *eq = strchr(p->lists[li]->segs[si].words[j].text, '=');
+                if (eq && eq[1] && parse_script(p, li, si, eq + 1) < 0)
+                    return -1;
+            }
+            break;
+        }
+        if (remote) {
+            char *joined = join_args(s, remote);
+            int r = joined ? parse_script(p, li, si, joined) : (p->oom = true, -1);
+            free(joined);
+            if (r < 0)
+                return -1;
+        } else if ((i == core && !strcmp(name, "eval")) || watch) {
             /* watch runs its operands with sh -c, joined by blanks */
             size_t from = i + 1;
             while (watch && from < n && s->words[from].text[0] == '-')
@@ -271,7 +344,7 @@ static int find_scripts(rf_gparse *p, int li, size_t si)
             return -1;
         }
     }
-    return 0;
+    return stdin_scripts(p, li, si, core);
 }
 
 static void finish_seg(rf_gparse *p, int li, ssize_t *si, rf_gop op)
@@ -449,7 +522,12 @@ static bool step(rf_gparse *p, int li, ssize_t *si, size_t *pos, char close)
         if (child < 0 || rf_guard_seg_add_child(p, &p->lists[li]->segs[*si], child) < 0 ||
             rf_guard_parse_list(p, child, *pos + 1, ')', pos) < 0)
             return false;
-        p->lists[li]->segs[*si].raw_end = *pos;
+        rf_gseg *s = &p->lists[li]->segs[*si];
+        s->raw_end = *pos;
+        /* NAME ( ): a function definition; its body is a command of its own,
+         * so the body's first word is in command position */
+        if (s->n_words == 1 && s->n_children == 1 && p->lists[child]->n_segs == 0)
+            finish_seg(p, li, si, RF_GOP_SEQ);
     } else if (c == '&' || is_redirect_start(l, *pos)) {
         return redirect(p, li, si, pos) == 0;
     } else {

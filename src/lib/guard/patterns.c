@@ -11,59 +11,79 @@
 /* Seed 001's default deny patterns (picoclaw's exec tool), same meaning.
  * The seed lists the disk-device pattern only as ">/dev/(sd[a-z]|hd[a-z]|...)";
  * the device families after "..." are ours, and so is dd's "of=" form of the
- * same write. */
-const char *const rf_guard_default_deny[] = {
+ * same write.
+ *
+ * Each has a kind (docs/guard.md has the table and the reasons):
+ *  - text: a shell construct or a destructive argument, dangerous wherever
+ *    it is written: the seed's pattern on the text and the normalised forms;
+ *  - command (a second, anchored pattern): running a program. It matches
+ *    only a simple command's command position (the program after the
+ *    wrappers, and each wrapper), so `--format json`, `clang-format`,
+ *    `git commit -m "drop sudo"` do not count; the seed's pattern still
+ *    reads the inline code of other interpreters (python -c, perl -e, ...).
+ * The reported pattern is always the seed's text. */
+#define END "(?:\\s|$)"
+/* Literals of which a match contains at least one (patterns are case-
+ * sensitive): a cheap strstr before PCRE2. */
+#define NEEDLES(...) (const char *const[]){ __VA_ARGS__, NULL }
+const rf_guard_default rf_guard_defaults[] = {
     /* destructive */
-    "\\brm\\s+-[rf]{1,2}\\b",
-    "\\bdel\\s+/[fq]\\b",
-    "\\brmdir\\s+/s\\b",
-    "\\b(format|mkfs|diskpart)\\b\\s",
-    "\\bdd\\s+if=",
-    "(>|\\bof=)\\s*/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|md[0-9]|dm-[0-9]|loop[0-9]|mapper/)",
+    { "\\brm\\s+-[rf]{1,2}\\b", NULL, NEEDLES("rm") },
+    { "\\bdel\\s+/[fq]\\b", NULL, NEEDLES("del") },
+    { "\\brmdir\\s+/s\\b", NULL, NEEDLES("rmdir") },
+    { "\\b(format|mkfs|diskpart)\\b\\s", "^(?:format|mkfs(?:\\.\\w+)?|mke2fs|diskpart)" END, NEEDLES("format", "mkfs", "mke2fs", "diskpart") },
+    { "\\bdd\\s+if=", NULL, NEEDLES("if=") },
+    { "(>|\\bof=)\\s*/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|md[0-9]|dm-[0-9]|loop[0-9]|mapper/)",
+      NULL, NEEDLES("/dev/") },
     /* system control */
-    "\\b(shutdown|reboot|poweroff)\\b",
+    { "\\b(shutdown|reboot|poweroff)\\b",
+      "^(?:shutdown|reboot|poweroff|halt)" END "|^(?:systemctl|loginctl)(?:\\s+-\\S+)*\\s+(?:reboot|poweroff|halt|kexec)"
+      END "|^(?:tel)?init\\s+[06]" END, NEEDLES("shutdown", "reboot", "poweroff", "halt", "kexec", "init") },
     /* shell injection */
-    ":\\(\\)\\s*\\{.*\\};\\s*:",
-    "\\$\\([^)]+\\)",
-    "\\$\\{[^}]+\\}",
-    "`[^`]+`",
-    "\\|\\s*sh\\b",
-    "\\|\\s*bash\\b",
+    { ":\\(\\)\\s*\\{.*\\};\\s*:", NULL, NEEDLES(":()") },
+    { "\\$\\([^)]+\\)", NULL, NEEDLES("$(") },
+    { "\\$\\{[^}]+\\}", NULL, NEEDLES("${") },
+    { "`[^`]+`", NULL, NEEDLES("`") },
+    { "\\|\\s*sh\\b", NULL, NEEDLES("sh") },
+    { "\\|\\s*bash\\b", NULL, NEEDLES("bash") },
     /* privilege escalation */
-    "\\bsudo\\b",
-    "\\bchmod\\s+[0-7]{3,4}\\b",
-    "\\bchown\\b",
+    { "\\bsudo\\b", "^sudo" END, NEEDLES("sudo") },
+    { "\\bchmod\\s+[0-7]{3,4}\\b", "^chmod\\s+[0-7]{3,4}\\b", NEEDLES("chmod") },
+    { "\\bchown\\b", "^chown" END, NEEDLES("chown") },
     /* process control */
-    "\\bpkill\\b",
-    "\\bkillall\\b",
-    "\\bkill\\s+-[9]\\b",
+    { "\\bpkill\\b", "^pkill" END, NEEDLES("pkill") },
+    { "\\bkillall\\b", "^killall" END, NEEDLES("killall") },
+    { "\\bkill\\s+-[9]\\b", "^kill\\s+-9\\b", NEEDLES("-9") },
     /* remote execution */
-    "\\bcurl\\b.*\\|\\s*(sh|bash)",
-    "\\bwget\\b.*\\|\\s*(sh|bash)",
-    "\\bssh\\b.*@",
+    { "\\bcurl\\b.*\\|\\s*(sh|bash)", NULL, NEEDLES("curl") },
+    { "\\bwget\\b.*\\|\\s*(sh|bash)", NULL, NEEDLES("wget") },
+    { "\\bssh\\b.*@", "^ssh\\s.*@", NEEDLES("@") },
     /* package managers */
-    "\\bapt\\s+(install|remove|purge)\\b",
-    "\\byum\\s+(install|remove)\\b",
-    "\\bdnf\\s+(install|remove)\\b",
-    "\\bnpm\\s+install\\s+-g\\b",
-    "\\bpip\\s+install\\s+--user\\b",
+    { "\\bapt\\s+(install|remove|purge)\\b", "^apt\\s+(?:install|remove|purge)\\b", NEEDLES("apt") },
+    { "\\byum\\s+(install|remove)\\b", "^yum\\s+(?:install|remove)\\b", NEEDLES("yum") },
+    { "\\bdnf\\s+(install|remove)\\b", "^dnf\\s+(?:install|remove)\\b", NEEDLES("dnf") },
+    { "\\bnpm\\s+install\\s+-g\\b", "^npm\\s+install\\s+-g\\b", NEEDLES("-g") },
+    { "\\bpip\\s+install\\s+--user\\b", "^pip\\s+install\\s+--user\\b", NEEDLES("--user") },
     /* containers */
-    "\\bdocker\\s+run\\b",
-    "\\bdocker\\s+exec\\b",
+    { "\\bdocker\\s+run\\b", "^docker\\s+run\\b", NEEDLES("docker") },
+    { "\\bdocker\\s+exec\\b", "^docker\\s+exec\\b", NEEDLES("docker") },
     /* version control */
-    "\\bgit\\s+push\\b",
-    "\\bgit\\s+force\\b",
-    NULL,
+    { "\\bgit\\s+push\\b", "^git\\s+push\\b", NEEDLES("push") },
+    { "\\bgit\\s+force\\b", "^git\\s+force\\b", NEEDLES("force") },
+    { NULL, NULL, NULL },
 };
+#undef END
+#undef NEEDLES
 
-static int compile_one(rf_gpattern *out, const char *src, const char *what, size_t idx,
-                       pcre2_compile_context *cctx, rf_error **err)
+static pcre2_code *compile_re(const char *src, const char *what, size_t idx, pcre2_compile_context *cctx,
+                              rf_error **err)
 {
     size_t len = strlen(src);
     if (len > RF_GUARD_MAX_PATTERN_LEN) {
         rf_error_set(err, 0, "%s[%zu]: pattern is %zu bytes long (limit %u)", what, idx, len,
                      RF_GUARD_MAX_PATTERN_LEN);
-        return rf_error_hint_set(err, "shorten the pattern or split it into several");
+        rf_error_hint_set(err, "shorten the pattern or split it into several");
+        return NULL;
     }
     int code;
     PCRE2_SIZE offset;
@@ -71,28 +91,53 @@ static int compile_one(rf_gpattern *out, const char *src, const char *what, size
                                    PCRE2_NEVER_BACKSLASH_C, &code, &offset, cctx);
     if (!re) {
         PCRE2_UCHAR msg[256];
+        if (code == PCRE2_ERROR_NOMEMORY) {
+            rf_error_set(err, ENOMEM, "compiling %s", what);
+            return NULL;
+        }
         pcre2_get_error_message(code, msg, sizeof msg);
         rf_error_set(err, 0, "%s[%zu]: bad pattern '%s' at offset %zu: %s", what, idx, src, (size_t)offset,
                      (const char *)msg);
-        return rf_error_hint_set(err, "patterns are PCRE2 regular expressions; escape literal characters "
-                                      "such as ( [ { . * + ? | with a backslash");
+        rf_error_hint_set(err, "patterns are PCRE2 regular expressions; escape literal characters "
+                               "such as ( [ { . * + ? | with a backslash");
+        return NULL;
     }
     /* No JIT on this platform is fine: the interpreter obeys the same limits. */
     (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
-    char *copy = strdup(src);
-    if (!copy) {
-        pcre2_code_free(re);
-        return rf_error_set(err, ENOMEM, "compiling %s", what);
-    }
-    *out = (rf_gpattern){ .source = copy, .code = re };
-    return 0;
+    return re;
 }
 
-int rf_guard_patterns_add(rf_gpatterns *set, const char *const *sources, const char *what, rf_error **err)
+static int compile_one(rf_gpattern *out, const char *src, const rf_guard_default *def, const char *what, size_t idx,
+                       pcre2_compile_context *cctx, rf_error **err)
 {
-    size_t n = 0;
-    while (sources && sources[n])
-        n++;
+    const char *command = def ? def->command : NULL;
+    *out = (rf_gpattern){ .needles = def ? def->needles : NULL };
+    for (size_t i = 0; out->needles && out->needles[i]; i++) {
+        if (i >= RF_GUARD_MAX_NEEDLES) { /* a table mistake: no prefilter rather than a wrong one */
+            out->needles = NULL;
+            break;
+        }
+        rf_guard_bytes_of(out->needles[i], &out->needle_bytes[i]);
+    }
+    if (!(out->code = compile_re(src, what, idx, cctx, err)) ||
+        (command && !(out->command = compile_re(command, what, idx, cctx, err))))
+        goto fail;
+    if (!(out->source = strdup(src))) {
+        rf_error_set(err, ENOMEM, "compiling %s", what);
+        goto fail;
+    }
+    return 0;
+fail:
+    pcre2_code_free(out->code);
+    pcre2_code_free(out->command);
+    *out = (rf_gpattern){ 0 };
+    return -1;
+}
+
+/* sources[i], or with defs, defs[i] (its command form and needles). */
+static int add_all(rf_gpatterns *set, size_t n, const char *const *sources, const rf_guard_default *defs,
+                   const char *what, rf_error **err)
+{
     if (n == 0)
         return 0;
     rf_gpattern *items = reallocarray(set->items, set->n + n, sizeof(*items));
@@ -106,7 +151,8 @@ int rf_guard_patterns_add(rf_gpatterns *set, const char *const *sources, const c
     pcre2_set_parens_nest_limit(cctx, 64);
     int r = 0;
     for (size_t i = 0; i < n && r == 0; i++) {
-        r = compile_one(&set->items[set->n], sources[i], what, i, cctx, err);
+        r = compile_one(&set->items[set->n], defs ? defs[i].source : sources[i], defs ? &defs[i] : NULL, what, i,
+                        cctx, err);
         if (r == 0)
             set->n++;
     }
@@ -114,11 +160,51 @@ int rf_guard_patterns_add(rf_gpatterns *set, const char *const *sources, const c
     return r;
 }
 
+int rf_guard_patterns_add(rf_gpatterns *set, const char *const *sources, const char *what, rf_error **err)
+{
+    size_t n = 0;
+    while (sources && sources[n])
+        n++;
+    return add_all(set, n, sources, NULL, what, err);
+}
+
+int rf_guard_patterns_add_defaults(rf_gpatterns *set, rf_error **err)
+{
+    size_t n = sizeof rf_guard_defaults / sizeof rf_guard_defaults[0] - 1;
+    return add_all(set, n, NULL, rf_guard_defaults, "default deny patterns", err);
+}
+
+void rf_guard_bytes_of(const char *subject, rf_gbytes *out)
+{
+    *out = (rf_gbytes){ 0 };
+    for (const unsigned char *c = (const unsigned char *)subject; *c; c++)
+        out->bits[*c >> 6] |= 1ull << (*c & 63);
+}
+
+static bool has_bytes(const rf_gbytes *have, const rf_gbytes *need)
+{
+    for (size_t k = 0; k < 4; k++)
+        if ((have->bits[k] & need->bits[k]) != need->bits[k])
+            return false;
+    return true;
+}
+
+bool rf_guard_pattern_may_match(const rf_gpattern *p, const char *subject, const rf_gbytes *bytes)
+{
+    if (!p->needles)
+        return true;
+    for (size_t i = 0; p->needles[i]; i++)
+        if (has_bytes(bytes, &p->needle_bytes[i]) && strstr(subject, p->needles[i]))
+            return true;
+    return false;
+}
+
 void rf_guard_patterns_free(rf_gpatterns *set)
 {
     for (size_t i = 0; i < set->n; i++) {
         free(set->items[i].source);
         pcre2_code_free(set->items[i].code);
+        pcre2_code_free(set->items[i].command);
     }
     free(set->items);
     *set = (rf_gpatterns){ 0 };

@@ -13,8 +13,10 @@
  *    the deny patterns see, the rest of the command is checked as usual. */
 #include "guard/guard.h"
 #include "util/error.h"
+#include "util/strv.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,16 +49,27 @@ static rf_gmatch match(rf_gcheck *c, const rf_gpattern *p, const char *s, size_t
     return rf_guard_pattern_match(p, s, len, whole, c->md, c->g->mctx);
 }
 
+/* What a string is, for the patterns (patterns.c): text (every text
+ * pattern), a command position (the command patterns' anchored forms), or
+ * another interpreter's code (the command patterns' seed text). */
+typedef enum { AS_TEXT, AS_COMMAND, AS_CODE } subject;
+
 /* 1 and the verdict set when a deny pattern matches (or could not be
  * decided within the limits: fail closed), 0 when none does, -1 on OOM. */
-static int deny(rf_gcheck *c, const char *s)
+static int deny_as(rf_gcheck *c, const char *s, subject as)
 {
     size_t len = strlen(s);
     if (len == 0)
         return 0;
+    rf_gbytes bytes;
+    rf_guard_bytes_of(s, &bytes);
     for (size_t i = 0; i < c->g->deny.n; i++) {
         const rf_gpattern *p = &c->g->deny.items[i];
-        rf_gmatch m = match(c, p, s, len, false);
+        if ((as == AS_TEXT) != (p->command == NULL) || !rf_guard_pattern_may_match(p, s, &bytes))
+            continue;
+        rf_gpattern use = *p;
+        use.code = as == AS_COMMAND ? p->command : p->code;
+        rf_gmatch m = match(c, &use, s, len, false);
         if (m == RF_GMATCH_NO)
             continue;
         c->result = RF_GUARD_BLOCKED_PATTERN;
@@ -69,6 +82,21 @@ static int deny(rf_gcheck *c, const char *s)
             c->detail = strdup(s);
         }
         return c->detail ? 1 : -1;
+    }
+    return 0;
+}
+
+static int deny(rf_gcheck *c, const char *s)
+{
+    return deny_as(c, s, AS_TEXT);
+}
+
+static int deny_all(rf_gcheck *c, char *const *v, subject as)
+{
+    for (size_t k = 0; v && v[k]; k++) {
+        int r = deny_as(c, v[k], as);
+        if (r)
+            return r;
     }
     return 0;
 }
@@ -144,11 +172,13 @@ static int check_list_level(rf_gcheck *c, size_t li)
     return r;
 }
 
-/* `sh <(curl ...)` is `curl ... | sh`: check it in that form. */
+/* `sh <(curl ...)` and `source <(curl ...)` are `curl ... | sh`: check
+ * them in that form. */
 static int check_procsub_shell(rf_gcheck *c, size_t li, size_t si)
 {
     const rf_gseg *s = &c->parse.lists[li]->segs[si];
-    if (strcmp(view_of(c, li, si)->cmd, "sh"))
+    const char *cmd = view_of(c, li, si)->cmd;
+    if (strcmp(cmd, "sh") && strcmp(cmd, "source") && strcmp(cmd, "."))
         return 0;
     int r = 0;
     for (size_t k = 0; r == 0 && k < s->n_children; k++) {
@@ -181,7 +211,17 @@ static int check_segment(rf_gcheck *c, size_t li, size_t si)
         if (r)
             return r;
     }
-    return check_procsub_shell(c, li, si);
+    /* command position: the wrapper chain, the canonical core and its
+     * variants, each string once */
+    int r = deny_all(c, v->commands, AS_COMMAND);
+    if (r == 0 && v->core_index != SIZE_MAX && !rf_strv_contains(v->commands, v->canon))
+        r = deny_as(c, v->canon, AS_COMMAND);
+    for (size_t k = 0; r == 0 && v->variants && v->variants[k]; k++)
+        if (strcmp(v->variants[k], v->canon) && !rf_strv_contains(v->commands, v->variants[k]))
+            r = deny_as(c, v->variants[k], AS_COMMAND);
+    if (r == 0)
+        r = deny_all(c, v->code, AS_CODE);
+    return r ? r : check_procsub_shell(c, li, si);
 }
 
 static char *trimmed(const char *s)
@@ -239,5 +279,7 @@ int rf_guard_scan_patterns(rf_gcheck *c, rf_error **err)
         if (r > 0)
             return 0;
     }
+    if (rf_guard_scan_forkbomb(c) < 0)
+        return rf_error_set(err, ENOMEM, "checking the command");
     return 0;
 }

@@ -44,7 +44,7 @@ bool rf_guard_is_assignment(const char *w)
 static bool in_list(const char *s, const char *const *list)
 {
     for (size_t i = 0; list[i]; i++)
-        if (!strcmp(s, list[i]))
+        if (s[0] == list[i][0] && !strcmp(s, list[i])) /* the first byte rules most out */
             return true;
     return false;
 }
@@ -59,7 +59,7 @@ bool rf_guard_is_shell(const char *name)
 static bool is_keyword(const char *w)
 {
     static const char *const kw[] = { "!", "{", "}", "then", "do", "else", "elif", "if", "while",
-                                      "until", "fi", "done", "esac", "function", NULL };
+                                      "until", "fi", "done", "esac", "function", "coproc", NULL };
     return in_list(w, kw);
 }
 
@@ -93,12 +93,23 @@ static const struct wrapper {
     { "strace", "eoOpPsSuaXbIE", NULL, 0, false },
     { "unbuffer", "", NULL, 0, false },
     { "taskset", "", NULL, 1, false },
+    { "screen", "SceHhLlpTtX", NULL, 0, false },
+    { "flock", "wE", (const char *const[]){ "--timeout", "--conflict-exit-code", NULL }, 1, false },
+    { "chrt", "", NULL, 1, false },
+    { "unshare", "", NULL, 0, false },
+    { "systemd-run", "upE", (const char *const[]){ "--unit", "--property", "--setenv", "--uid", "--gid",
+                                                    "--working-directory", NULL }, 0, false },
+    { "torsocks", "", NULL, 0, false },
+    { "proxychains", "f", NULL, 0, false },
+    { "proxychains4", "f", NULL, 0, false },
+    { "valgrind", "", NULL, 0, false },
+    { "ltrace", "eoOpPsSuaXbIE", NULL, 0, false },
 };
 
 static const struct wrapper *find_wrapper(const char *name)
 {
     for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
-        if (!strcmp(name, wrappers[i].name))
+        if (name[0] == wrappers[i].name[0] && !strcmp(name, wrappers[i].name))
             return &wrappers[i];
     return NULL;
 }
@@ -151,6 +162,10 @@ static size_t core_walk(const rf_gseg *s, bool *mark)
     for (int rounds = 0; i < s->n_words && rounds < 64; rounds++) {
         const char *t = s->words[i].text;
         const struct wrapper *w = NULL;
+        if (!strcmp(t, "function")) { /* function NAME: the body comes next */
+            i = next_arg(s, next_arg(s, i + 1) + 1);
+            continue;
+        }
         if (rf_guard_is_assignment(t) || is_keyword(t)) {
             i = next_arg(s, i + 1);
             continue;
@@ -222,6 +237,8 @@ void rf_guard_view_clear(rf_gview *v)
     free(v->core);
     free(v->canon);
     rf_strv_free(v->variants);
+    rf_strv_free(v->commands);
+    rf_strv_free(v->code);
     *v = (rf_gview){ 0 };
 }
 
@@ -234,7 +251,12 @@ int rf_guard_view_build(const rf_glist *l, const rf_gseg *s, rf_gview *v)
     v->raw = strndup(l->src + s->raw_start, s->raw_end - s->raw_start);
     v->full = build_full(s, NULL);
     v->programs = build_full(s, programs);
+    int pr = rf_guard_position_commands(s, programs, v->core_index, &v->commands);
     free(programs);
+    if (pr < 0 || rf_guard_position_code(s, v->core_index, &v->code) < 0) {
+        rf_guard_view_clear(v);
+        return -1;
+    }
     rf_gwords cw = { 0 };
     if (v->core_index != SIZE_MAX) {
         const char *name = rf_guard_basename(s->words[v->core_index].text);

@@ -194,8 +194,14 @@ static void do_tools_call(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
                            "\"arguments\"");
     const rf_mcp_tool *tool = rf_mcp_tool_find(s, json_string_value(name));
     if (!tool) {
-        rf_mcp_reply(s, batch,
-                     rf_mcp_error(m->id, RF_JSONRPC_INVALID_PARAMS, "unknown tool: %.100s", json_string_value(name)));
+        /* a disabled tool gets the same refusal as the CLI's (policy/tools.c) */
+        rf_error *why = NULL;
+        if (s->policy && rf_policy_check_tool(s->policy, json_string_value(name), &why) < 0)
+            rf_mcp_reply(s, batch, rf_mcp_error(m->id, RF_JSONRPC_INVALID_PARAMS, "%s", rf_error_message(why)));
+        else
+            rf_mcp_reply(s, batch, rf_mcp_error(m->id, RF_JSONRPC_INVALID_PARAMS, "unknown tool: %.100s",
+                                                json_string_value(name)));
+        rf_error_free(why);
         return;
     }
     json_t *empty = json_is_object(args) ? NULL : json_object();

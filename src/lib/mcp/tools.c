@@ -83,13 +83,10 @@ static const rf_mcp_tool tools[] = {
       list_args, true, false, true, tool_list, NULL },
 };
 
+/* policy/tools.c decides, for every entry point alike. */
 static bool disabled(const rf_mcp_server *s, const char *name)
 {
-    char *const *d = s->policy ? s->policy->tools.disabled : NULL;
-    for (size_t i = 0; d && d[i]; i++)
-        if (!strcmp(d[i], name))
-            return true;
-    return false;
+    return !rf_policy_tool_enabled(s->policy, name);
 }
 
 const rf_mcp_tool *rf_mcp_tool_find(const rf_mcp_server *s, const char *name)

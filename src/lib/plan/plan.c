@@ -190,6 +190,9 @@ fail:
 RF_EXPORT rf_plan *rf_plan_build_shell(const rf_policy *policy, const char *command, double timeout_s,
                                        rf_error **err)
 {
+    /* The exec tool: refused when the policy disables it (policy/tools.c). */
+    if (rf_policy_check_tool(policy, "exec", err) < 0)
+        return NULL;
     /* A shallow copy: the same policy, this command's timeout and working
      * directory. rf_plan_build only reads it. */
     rf_policy p = *policy;

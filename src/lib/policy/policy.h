@@ -102,3 +102,8 @@ const char *rf_policy_backend_name(rf_backend_kind b);
 /* The JSON view of a policy (what rf_policy_to_json prints), as a tree. */
 struct json_t;
 struct json_t *rf_policy_to_json_value(const rf_policy *p);
+
+/* tools.c: is `tool` in a tools.disabled list; the refusal for a disabled
+ * tool (-1 with *err: the message, errno EACCES, the given exit code). */
+bool rf_tools_disabled(char *const *disabled, const char *tool);
+int rf_tools_refuse(const char *tool, int exit_code, rf_error **err);
