@@ -18,7 +18,7 @@ enum opt_id {
     OPT_MEMORY, OPT_PIDS, OPT_CPU, OPT_KILL_GRACE, OPT_STATUS_JSON, OPT_STATUS_FD,
     OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER, OPT_EXPLAIN,
     OPT_CHECK, OPT_DENY, OPT_ALLOW, OPT_NO_DENY, OPT_NO_RESTRICT, OPT_MAX_OUTPUT, OPT_MAX_CALLS,
-    OPT_IMAGE, OPT_FORMAT,
+    OPT_IMAGE, OPT_FORMAT, OPT_ALLOW_SENSITIVE,
 };
 
 static const struct rf_option {
@@ -53,6 +53,9 @@ static const struct rf_option {
     { "seccomp", required_argument, OPT_SECCOMP, "PROFILE", "default, strict or off" },
     { "accept-weaker", no_argument, OPT_ACCEPT_WEAKER, NULL,
       "accept a backend that cannot enforce every part of the policy" },
+    { "allow-sensitive-workspace", no_argument, OPT_ALLOW_SENSITIVE, NULL,
+      "let the workspace be your home, a parent of it, /, /etc, /usr or /root (refused by default: "
+      "everything there would be in reach)" },
     { "map-root-to", required_argument, OPT_MAP_ROOT, "UID",
       "host uid/gid a root caller runs as inside (default 65534; never 0)" },
     { "config", required_argument, OPT_CONFIG, "FILE", "read a config file (JSON or YAML); repeatable" },
@@ -270,6 +273,7 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     case OPT_LANDLOCK: json_object_set_new(f, "landlock", json_string(arg)); return 0;
     case OPT_SECCOMP: json_object_set_new(obj_at(f, "seccomp"), "profile", json_string(arg)); return 0;
     case OPT_ACCEPT_WEAKER: json_object_set_new(f, "accept_weaker", json_true()); return 0;
+    case OPT_ALLOW_SENSITIVE: json_object_set_new(f, "allow_sensitive_workspace", json_true()); return 0;
     case OPT_CONFIG: {
         size_t n = 0;
         while (o->config_files && o->config_files[n])

@@ -76,6 +76,7 @@ struct rf_policy {
     rf_backend_kind backend;
     char *backend_reason;   /* why this backend (auto, compat readers) */
     bool accept_weaker;     /* the user named a weaker mode explicitly */
+    bool allow_sensitive_workspace; /* the workspace may be home, /, /etc... */
     uid_t map_root_to;      /* host uid/gid for a root caller (65534) */
     rf_landlock_mode landlock;
     rf_seccomp_profile seccomp;
@@ -99,6 +100,12 @@ const char *const *rf_policy_default_protected(void);
 
 /* "native", "landlock", ... */
 const char *rf_policy_backend_name(rf_backend_kind b);
+
+/* sensitive.c: why a workspace would expose what the sandbox keeps out
+ * (home, a parent of it, /, /etc, /usr, /root...), or NULL; and the check
+ * that refuses it unless allowed, naming `what` (the setting). */
+const char *rf_policy_workspace_sensitive(const char *ws, const char *home);
+int rf_policy_check_workspace(const char *ws, const char *home, bool allowed, const char *what, rf_error **err);
 /* The JSON view of a policy (what rf_policy_to_json prints), as a tree. */
 struct json_t;
 struct json_t *rf_policy_to_json_value(const rf_policy *p);

@@ -136,7 +136,9 @@ static int resolve_workspace(rf_resolver *r, const caller *c, rf_policy *p)
     p->workspace = realpath(path, NULL);
     if (!p->workspace)
         return rf_resolve_fail(r, "workspace", "%s: %s", path, strerror(errno));
-    return 0;
+    p->allow_sensitive_workspace = json_is_true(json_object_get(r->tree, "allow_sensitive_workspace"));
+    return rf_policy_check_workspace(p->workspace, c->home, p->allow_sensitive_workspace,
+                                     conf ? what : "workspace (the current directory)", r->err);
 }
 
 static int resolve_chdir(rf_resolver *r, rf_policy *p)

@@ -86,6 +86,8 @@ static int ranks_kept(cmp *c, const rf_policy *b, const rf_policy *a)
         return refuse(c, "network", "turns the network on");
     if (a->backend != b->backend)
         return refuse(c, "backend", "changes the backend");
+    if (a->allow_sensitive_workspace && !b->allow_sensitive_workspace)
+        return refuse(c, "allow_sensitive_workspace", "allows a sensitive workspace");
     if (a->accept_weaker && !b->accept_weaker)
         return refuse(c, "accept_weaker", "accepts a weaker sandbox");
     if (landlock_rank[a->landlock] < landlock_rank[b->landlock])
