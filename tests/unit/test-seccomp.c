@@ -101,6 +101,12 @@ static void expect(const filter *f, const char *label, const char *name, const c
         skip(desc, "the kernel alone answers the same");
         return;
     }
+    /* Some VM kernels have no 32-bit entry at all: int 0x80 is a SIGSEGV
+     * before any filter runs, so there is nothing left to deny. */
+    if (!strcmp(want, "SIGSYS") && !strcmp(control, "signal")) {
+        skip(desc, "the kernel alone kills the process (no 32-bit syscall entry here)");
+        return;
+    }
     outcome(f, name, got, sizeof got);
     is_str(got, want, desc);
 }
