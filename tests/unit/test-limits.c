@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_ASAN 1 /* ASan or TSan: both reserve huge shadow mappings */
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define UNDER_ASAN 1
@@ -203,7 +203,7 @@ static int child_memory_rlimit(void *arg)
     if (big != MAP_FAILED)
         return 1;
     if (UNDER_ASAN)
-        return 0; /* ASan's shadow already counts as data: no room left */
+        return 0; /* ASan's/TSan's shadow already counts as data: no room left */
     if (malloc(1ull << 30))
         return 4;
     void *small = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

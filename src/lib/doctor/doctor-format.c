@@ -69,12 +69,23 @@ static json_t *seccomp_json(const rf_doctor_report *r)
                      r->seccomp.filters_now);
 }
 
+/* What run enforces each limit with here (rf_limits_probe), or null. */
+static json_t *limits_json(const rf_doctor_report *r)
+{
+    if (!r->cgroup.probed)
+        return json_null();
+    return json_pack("{s:s, s:s, s:s}", "memory", rf_limit_how_name(r->cgroup.how.memory), "pids",
+                     rf_limit_how_name(r->cgroup.how.pids), "cpu",
+                     rf_limit_how_name(r->cgroup.how.cpu));
+}
+
 static json_t *cgroup_json(const rf_doctor_report *r)
 {
     json_t *error = r->cgroup.delegated ? json_null() : errno_or_null(r->cgroup.errnum);
-    return json_pack("{s:s, s:o, s:o, s:b, s:o, s:o}", "version", r->cgroup.version, "v2_mount",
-                     str_or_null(r->cgroup.v2_mount), "own", str_or_null(r->cgroup.own), "delegated",
-                     r->cgroup.delegated, "error", error, "controllers", words_json(r->cgroup.controllers));
+    return json_pack("{s:s, s:o, s:o, s:b, s:o, s:o, s:o}", "version", r->cgroup.version,
+                     "v2_mount", str_or_null(r->cgroup.v2_mount), "own",
+                     str_or_null(r->cgroup.own), "delegated", r->cgroup.delegated, "error", error,
+                     "controllers", words_json(r->cgroup.controllers), "limits", limits_json(r));
 }
 
 static json_t *report_json(const rf_doctor_report *r)

@@ -3,6 +3,7 @@
  * the sandbox tools on PATH. */
 #include "doctor/doctor.h"
 #include "seccomp/seccomp.h"
+#include "limits/cgroup.h"
 #include "util/cleanup.h"
 
 #include <errno.h>
@@ -130,8 +131,11 @@ static char *read_line(const char *path)
 
 /* Delegated means: a child cgroup can be created below our own, which is
  * what ringfence does for limits. Try it, and remove it again. */
+static void probe_limits(rf_doctor_report *r);
+
 void rf_doctor_probe_cgroup(rf_doctor_report *r)
 {
+    probe_limits(r);
     int v1 = scan_mountinfo(&r->cgroup.v2_mount);
     r->cgroup.version = r->cgroup.v2_mount ? (v1 ? "hybrid" : "v2") : (v1 ? "v1" : "none");
     r->cgroup.errnum = ENOENT;
@@ -151,6 +155,17 @@ void rf_doctor_probe_cgroup(rf_doctor_report *r)
         r->cgroup.errnum = 0;
     } else
         r->cgroup.errnum = errno;
+}
+
+/* Ask the code `run` uses what it would do with a memory, a pids and a cpu
+ * limit (and a timeout, so the cpu fallback is the RLIMIT_CPU one). */
+static void probe_limits(rf_doctor_report *r)
+{
+    rf_limits l = { .memory_bytes = 256u << 20, .pids = 256, .cpu = 1, .timeout_s = 60 };
+    rf_error *err = NULL;
+    if (rf_limits_probe(&l, &r->cgroup.how, &r->cgroup.fallback, &err) == 0)
+        r->cgroup.probed = true;
+    rf_error_free(err);
 }
 
 /* PATH is read here, as the tools the bwrap, firejail and container

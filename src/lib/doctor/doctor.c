@@ -52,10 +52,36 @@ static bool has_word(const char *list, const char *word)
     return false;
 }
 
+/* What the probe of run's own code found: "cgroup limits: memory (cgroup-v1),
+ * ..." for what a cgroup enforces, and run's own fallback warning for each
+ * of the rest. */
+static void cgroup_limits_probed(judge *j, const rf_doctor_report *r)
+{
+    static const char *const name[] = { "memory", "pids", "cpu" };
+    const rf_limit_how how[] = { r->cgroup.how.memory, r->cgroup.how.pids, r->cgroup.how.cpu };
+    char have[160] = "";
+    for (size_t i = 0; i < 3; i++) {
+        if (how[i] != RF_LIMIT_CGROUP_V1 && how[i] != RF_LIMIT_CGROUP_V2)
+            continue;
+        size_t len = strlen(have);
+        snprintf(have + len, sizeof have - len, "%s%s (%s)", *have ? ", " : "", name[i],
+                 rf_limit_how_name(how[i]));
+    }
+    char buf[200];
+    snprintf(buf, sizeof buf, "cgroup limits: %s", have);
+    give(j, *have, buf, NULL);
+    for (size_t i = 0; r->cgroup.fallback && r->cgroup.fallback[i]; i++)
+        give(j, false, NULL, r->cgroup.fallback[i]);
+}
+
 /* Limits need a child cgroup we may create and the controller for each. */
 static void cgroup_limits(judge *j, const rf_doctor_report *r)
 {
     static const char *const want[] = { "memory", "pids", "cpu" };
+    if (r->cgroup.probed) {
+        cgroup_limits_probed(j, r);
+        return;
+    }
     if (!r->cgroup.delegated) {
         give(j, false, NULL, "cgroup limits: no writable cgroup v2 subtree, rlimits only");
         return;
@@ -179,6 +205,7 @@ RF_EXPORT void rf_doctor_free(rf_doctor_report *r)
     free(r->cgroup.v2_mount);
     free(r->cgroup.own);
     free(r->cgroup.controllers);
+    rf_strv_free(r->cgroup.fallback);
     free(r->tools.bwrap);
     free(r->tools.firejail);
     free(r->tools.podman);

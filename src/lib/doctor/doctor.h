@@ -58,6 +58,14 @@ struct rf_doctor_report {
         bool delegated;      /* a child cgroup could be created below own */
         int errnum;          /* why not */
         char *controllers;   /* own cgroup.controllers, or NULL */
+        /* What `run` will do for memory, pids and cpu limits here: the
+         * result of rf_limits_probe(), the code run uses (creates and
+         * removes a probe cgroup), so doctor and run cannot disagree on a
+         * v1/v2 hybrid. probed false: not asked (unit tests fill the
+         * fields above only). fallback: the warnings it gave (strv). */
+        bool probed;
+        rf_limits_report how;
+        char **fallback;
     } cgroup;
 
     struct {

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -73,10 +74,41 @@ static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **er
     return 0;
 }
 
+/* Protected paths that do not exist yet: no backend stops the command from
+ * creating them (a read-only mount needs an existing name, and making one
+ * on the host is a trace; docs/security-tests.md), so the plan names them
+ * in one `cannot` entry instead of claiming a protection it lacks. */
+static int note_absent(rf_plan *plan, const rf_policy *policy)
+{
+    size_t len = 0;
+    for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++)
+        len += strlen(policy->protected_paths[i]) + 2;
+    _cleanup_free_ char *names = calloc(1, len + 1);
+    if (!names)
+        return -1;
+    for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
+        _cleanup_free_ char *p = rf_path_join(policy->workspace, policy->protected_paths[i]);
+        struct stat st;
+        if (!p || !rf_path_is_beneath(p, policy->workspace) || lstat(p, &st) == 0 || errno != ENOENT)
+            continue;
+        strcat(names, *names ? ", " : "");
+        strcat(names, policy->protected_paths[i]);
+    }
+    if (!*names)
+        return 0;
+    char *s = NULL;
+    if (asprintf(&s, "protected paths that do not exist are not protected: the command can create "
+                     "them and they stay on the host: %s", names) < 0)
+        return -1;
+    return rf_strv_push_take(&plan->cannot, s);
+}
+
 /* Protected paths that exist are bound read-only over themselves, so the
  * sandbox cannot rewrite its own workspace policy or plant git hooks. */
 static int add_protected(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
+    if (note_absent(plan, policy) < 0)
+        return rf_error_set(err, ENOMEM, "plan");
     for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
         _cleanup_free_ char *p = rf_path_join(policy->workspace, policy->protected_paths[i]);
         struct stat st;

@@ -36,6 +36,12 @@ rf_proc *rf_proc_new(pid_t pid, int pidfd, int sock, const rf_limits *limits)
     return p;
 }
 
+/* The report channel while init may still read or write it, else -1. */
+static int live_sock(const rf_proc *p)
+{
+    return p->sock >= 0 && !atomic_load(&p->sock_eof) ? p->sock : -1;
+}
+
 static double now_since(const struct timespec *t0)
 {
     struct timespec t;
@@ -67,19 +73,20 @@ RF_EXPORT pid_t rf_proc_pid(const rf_proc *p)
 RF_EXPORT int rf_proc_kill(rf_proc *p, int sig)
 {
     if (sig == SIGKILL)
-        p->killed = true;
-    if (sig == SIGKILL && p->tree_via_init && !p->reaped && p->sock >= 0 &&
-        rf_msg_send(p->sock, RF_MSG_KILL, 0, NULL, NULL) == 0)
+        atomic_store(&p->killed, true);
+    int sock = live_sock(p);
+    if (sig == SIGKILL && p->tree_via_init && !atomic_load(&p->reaped) && sock >= 0 &&
+        rf_msg_send(sock, RF_MSG_KILL, 0, NULL, NULL) == 0)
         return 0;
     return send_signal(p, sig);
 }
 
 RF_EXPORT int rf_proc_terminate(rf_proc *p)
 {
-    if (p->terminating || p->reaped)
+    if (atomic_load(&p->reaped) || atomic_exchange(&p->terminating, true))
         return 0;
-    p->terminating = true;
-    if (p->sock < 0 || rf_msg_send(p->sock, RF_MSG_TERMINATE, 0, NULL, NULL) < 0)
+    int sock = live_sock(p);
+    if (sock < 0 || rf_msg_send(sock, RF_MSG_TERMINATE, 0, NULL, NULL) < 0)
         return send_signal(p, SIGTERM);
     return 0;
 }
@@ -109,14 +116,13 @@ static void handle_message(rf_proc *p, const struct rf_msg *m)
 static void read_messages(rf_proc *p)
 {
     struct rf_msg m;
-    while (p->sock >= 0) {
+    while (live_sock(p) >= 0) {
         struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
         if (poll(&pfd, 1, 0) <= 0)
             return;
         int r = rf_msg_recv(p->sock, &m);
         if (r <= 0) {
-            close(p->sock);
-            p->sock = -1;
+            atomic_store(&p->sock_eof, true); /* closed in rf_proc_free */
             return;
         }
         handle_message(p, &m);
@@ -157,11 +163,12 @@ int rf_proc_wait_raw(rf_proc *p, rf_error **err)
     double grace_at = 0;
     while (!p->reaped) {
         check_deadlines(p, &grace_at);
-        struct pollfd pfd[2] = { { .fd = p->pidfd, .events = POLLIN }, { .fd = p->sock, .events = POLLIN } };
-        int n = poll(pfd, p->sock >= 0 ? 2 : 1, next_timeout_ms(p, &grace_at));
+        int sock = live_sock(p);
+        struct pollfd pfd[2] = { { .fd = p->pidfd, .events = POLLIN }, { .fd = sock, .events = POLLIN } };
+        int n = poll(pfd, sock >= 0 ? 2 : 1, next_timeout_ms(p, &grace_at));
         if (n < 0 && errno != EINTR)
             return rf_error_set(err, errno, "wait for the sandbox");
-        if (n > 0 && p->sock >= 0 && pfd[1].revents)
+        if (n > 0 && sock >= 0 && pfd[1].revents)
             read_messages(p);
         if (n > 0 && (pfd[0].revents & POLLIN)) {
             read_messages(p); /* the last status may still be queued */
@@ -185,7 +192,8 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
     if (!p->reaped) {
         /* Through init when it must kill the tree itself: it also does so
          * on seeing the channel close. */
-        if (!p->tree_via_init || p->sock < 0 || rf_msg_send(p->sock, RF_MSG_KILL, 0, NULL, NULL) < 0)
+        if (!p->tree_via_init || live_sock(p) < 0 ||
+            rf_msg_send(p->sock, RF_MSG_KILL, 0, NULL, NULL) < 0)
             send_signal(p, SIGKILL);
         while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
             ;

@@ -5,6 +5,7 @@
 #include "policy/policy.h"
 #include "limits/cgroup.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <time.h>
@@ -12,13 +13,18 @@
 struct rf_proc {
     pid_t pid;     /* host pid of the sandbox's init */
     int pidfd;
-    int sock;      /* report channel, -1 once closed */
+    int sock;      /* report channel; closed only by rf_proc_free, so a
+                      kill from another thread never writes to a reused fd */
+    /* Shared with rf_proc_kill/_terminate from another thread or a signal
+     * handler while rf_proc_wait runs: atomics (lock-free, so still
+     * async-signal-safe). Found by the TSan build (issue 13). */
+    atomic_bool sock_eof; /* init closed the channel: read no more */
     rf_limits limits;
     struct timespec started;
-    bool reaped;
-    bool terminating;  /* SIGTERM sent to the tree, SIGKILL pending */
+    atomic_bool reaped;
+    atomic_bool terminating;  /* SIGTERM sent to the tree, SIGKILL pending */
     bool timed_out;
-    bool killed;       /* SIGKILL sent */
+    atomic_bool killed; /* SIGKILL sent */
     bool have_exit;    /* init reported the command's wait status */
     int exit_status;
     int exec_errno;    /* execve failed with this */
