@@ -145,7 +145,7 @@ int main(void)
         return ok(0, "scratch directory"), done_testing();
     chmod(ws, 0777); /* a root caller's landlock command runs as 65534 */
     snprintf(home, sizeof home, "%s/home", ws);
-    ctx = (rf_context){ .cwd = ws, .home = home, .user = "tester", .tmpdir = "/tmp", .rf_home = home };
+    ctx = (rf_context){ .cwd = ws, .home = "/home/tester", .user = "tester", .tmpdir = "/tmp", .rf_home = home };
     test_plans();
     test_tree_kill("none");
     if (have_landlock)

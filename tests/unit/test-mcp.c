@@ -176,7 +176,7 @@ static void test_disabled_tools(const char *ws)
              "{\"workspace\":\"%s\",\"tools\":{\"disabled\":[\"exec\",\"write_file\"]}}", ws);
     rf_error *err = NULL;
     rf_config *cfg = rf_config_new();
-    rf_context ctx = { .cwd = ws, .home = ws, .user = "tester", .rf_home = ws, .tmpdir = "/tmp" };
+    rf_context ctx = { .cwd = ws, .home = "/home/tester", .user = "tester", .rf_home = ws, .tmpdir = "/tmp" };
     rf_policy *p = NULL;
     if (rf_config_add_json(cfg, "test", json, &err) == 0)
         p = rf_policy_resolve(cfg, &ctx, &err);
