@@ -200,16 +200,6 @@ static int parse_args(int argc, char **argv, fs_args *a)
     return 0;
 }
 
-static json_t *obj_at(json_t *root, const char *key)
-{
-    json_t *o = json_object_get(root, key);
-    if (!o) {
-        o = json_object();
-        json_object_set_new(root, key, o);
-    }
-    return o;
-}
-
 static json_t *strings(const char *const *v, size_t n)
 {
     json_t *a = json_array();
@@ -238,11 +228,11 @@ static int fs_build_opts(const fs_args *a, rf_cli_opts *o)
     if (a->read_outside)
         json_object_set_new(f, "allow_read_outside_workspace", json_true());
     if (a->n_read)
-        json_object_set_new(obj_at(f, "tools"), "allow_read_paths", strings(a->allow_read, a->n_read));
+        json_object_set_new(rf_cli_json_obj_at(f, "tools"), "allow_read_paths", strings(a->allow_read, a->n_read));
     if (a->n_write)
-        json_object_set_new(obj_at(f, "tools"), "allow_write_paths", strings(a->allow_write, a->n_write));
+        json_object_set_new(rf_cli_json_obj_at(f, "tools"), "allow_write_paths", strings(a->allow_write, a->n_write));
     if (a->max_read_bytes)
-        json_object_set_new(obj_at(f, "tools"), "max_read_bytes", json_integer((json_int_t)a->max_read_bytes));
+        json_object_set_new(rf_cli_json_obj_at(f, "tools"), "max_read_bytes", json_integer((json_int_t)a->max_read_bytes));
     o->config_files = calloc(a->n_config + 1, sizeof(char *));
     for (size_t i = 0; o->config_files && i < a->n_config; i++)
         if (!(o->config_files[i] = strdup(a->config[i])))

@@ -153,7 +153,7 @@ static char *absolute(const char *path)
     return asprintf(&out, "%s/%s", cwd, path) < 0 ? NULL : out;
 }
 
-static json_t *obj_at(json_t *root, const char *key)
+json_t *rf_cli_json_obj_at(json_t *root, const char *key)
 {
     json_t *o = json_object_get(root, key);
     if (!o) {
@@ -253,25 +253,25 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
             return usage(sub, "--network %s: expected none or host", arg);
         json_object_set_new(f, "network", json_string(arg));
         return 0;
-    case OPT_TIMEOUT: return set_number(sub, obj_at(f, "limits"), "timeout", "timeout", arg, 0, false);
-    case OPT_KILL_GRACE: return set_number(sub, obj_at(f, "limits"), "kill_grace", "kill-grace", arg, 0, false);
-    case OPT_PIDS: return set_number(sub, obj_at(f, "limits"), "pids", "pids", arg, 1, true);
-    case OPT_CPU: return set_number(sub, obj_at(f, "limits"), "cpu", "cpu", arg, 0.001, false);
-    case OPT_MEMORY: json_object_set_new(obj_at(f, "limits"), "memory", json_string(arg)); return 0;
+    case OPT_TIMEOUT: return set_number(sub, rf_cli_json_obj_at(f, "limits"), "timeout", "timeout", arg, 0, false);
+    case OPT_KILL_GRACE: return set_number(sub, rf_cli_json_obj_at(f, "limits"), "kill_grace", "kill-grace", arg, 0, false);
+    case OPT_PIDS: return set_number(sub, rf_cli_json_obj_at(f, "limits"), "pids", "pids", arg, 1, true);
+    case OPT_CPU: return set_number(sub, rf_cli_json_obj_at(f, "limits"), "cpu", "cpu", arg, 0.001, false);
+    case OPT_MEMORY: json_object_set_new(rf_cli_json_obj_at(f, "limits"), "memory", json_string(arg)); return 0;
     case OPT_MAP_ROOT: return set_number(sub, f, "map_root_to", "map-root-to", arg, 1, true);
     case OPT_ENV: {
         const char *eq = strchr(arg, '=');
         if (!eq || eq == arg)
             return usage(sub, "--env %s: expected KEY=VALUE", arg);
         char *key = strndup(arg, (size_t)(eq - arg));
-        json_object_set_new(obj_at(obj_at(f, "env"), "set"), key, json_string(eq + 1));
+        json_object_set_new(rf_cli_json_obj_at(rf_cli_json_obj_at(f, "env"), "set"), key, json_string(eq + 1));
         free(key);
         return 0;
     }
-    case OPT_KEEP_ENV: json_array_append_new(arr_at(obj_at(f, "env"), "keep"), json_string(arg)); return 0;
+    case OPT_KEEP_ENV: json_array_append_new(arr_at(rf_cli_json_obj_at(f, "env"), "keep"), json_string(arg)); return 0;
     case OPT_BACKEND: json_object_set_new(f, "backend", json_string(arg)); return 0;
     case OPT_LANDLOCK: json_object_set_new(f, "landlock", json_string(arg)); return 0;
-    case OPT_SECCOMP: json_object_set_new(obj_at(f, "seccomp"), "profile", json_string(arg)); return 0;
+    case OPT_SECCOMP: json_object_set_new(rf_cli_json_obj_at(f, "seccomp"), "profile", json_string(arg)); return 0;
     case OPT_ACCEPT_WEAKER: json_object_set_new(f, "accept_weaker", json_true()); return 0;
     case OPT_ALLOW_SENSITIVE: json_object_set_new(f, "allow_sensitive_workspace", json_true()); return 0;
     case OPT_CONFIG: {
@@ -308,12 +308,12 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     case OPT_CHECK: o->check = true; return 0;
     case OPT_DENY:
     case OPT_ALLOW:
-        json_array_append_new(arr_at(obj_at(obj_at(f, "tools"), "exec"),
+        json_array_append_new(arr_at(rf_cli_json_obj_at(rf_cli_json_obj_at(f, "tools"), "exec"),
                                      id == OPT_DENY ? "custom_deny_patterns" : "custom_allow_patterns"),
                               json_string(arg));
         return 0;
     case OPT_NO_DENY:
-        json_object_set_new(obj_at(obj_at(f, "tools"), "exec"), "enable_deny_patterns", json_false());
+        json_object_set_new(rf_cli_json_obj_at(rf_cli_json_obj_at(f, "tools"), "exec"), "enable_deny_patterns", json_false());
         return 0;
     case OPT_NO_RESTRICT: json_object_set_new(f, "restrict_to_workspace", json_false()); return 0;
     case OPT_MAX_OUTPUT:
@@ -332,7 +332,7 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
             o->max_calls = (unsigned)v;
         return 0;
     }
-    case OPT_IMAGE: json_object_set_new(obj_at(f, "container"), "image", json_string(arg)); return 0;
+    case OPT_IMAGE: json_object_set_new(rf_cli_json_obj_at(f, "container"), "image", json_string(arg)); return 0;
     case OPT_FORMAT:
         if (strcmp(arg, "json") && strcmp(arg, "sbpl"))
             return usage(sub, "--format %s: expected json or sbpl", arg);

@@ -33,6 +33,8 @@ typedef struct rf_cli_opts {
  * are looked up by the caller through the same table (see cli_option). */
 int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_opts *o);
 void rf_cli_opts_clear(rf_cli_opts *o);
+/* root[key] as an object, created empty if missing (borrowed). */
+json_t *rf_cli_json_obj_at(json_t *root, const char *key);
 
 /* Print the options section of --help (or the man page fragment with
  * `man` set, in scdoc syntax). */
