@@ -82,6 +82,15 @@ int main(int argc, char **argv)
         rf_cli_print_options(stdout, NULL, true);
         return 0;
     }
+    if (!strcmp(cmd, "--completion")) { /* for meson: the shell completions */
+        enum { N = sizeof subcommands / sizeof subcommands[0] };
+        const char *names[N], *summaries[N];
+        for (size_t i = 0; i < N; i++) {
+            names[i] = subcommands[i].name;
+            summaries[i] = subcommands[i].summary;
+        }
+        return rf_cli_completion(argc > 2 ? argv[2] : NULL, names, summaries, N);
+    }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("ringfence %s\n", rf_version());
         return 0;

@@ -130,6 +130,13 @@ void rf_cli_print_options(FILE *out, const char *sub, bool man)
     }
 }
 
+void rf_cli_each_option(void (*fn)(void *ud, const char *name, bool has_arg, const char *only, const char *help),
+                        void *ud)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        fn(ud, options[i].name, options[i].has_arg != no_argument, options[i].only, options[i].help);
+}
+
 static int usage(const char *sub, const char *fmt, ...)
 {
     va_list ap;

@@ -33,6 +33,9 @@ typedef struct rf_cli_opts {
  * are looked up by the caller through the same table (see cli_option). */
 int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_opts *o);
 void rf_cli_opts_clear(rf_cli_opts *o);
+/* Every option of the table, in order (for the shell completions). */
+void rf_cli_each_option(void (*fn)(void *ud, const char *name, bool has_arg, const char *only, const char *help),
+                        void *ud);
 /* root[key] as an object, created empty if missing (borrowed). */
 json_t *rf_cli_json_obj_at(json_t *root, const char *key);
 

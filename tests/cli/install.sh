@@ -65,6 +65,9 @@ if command -v scdoc >/dev/null; then
 else
     skip "man page share/man/man1/ringfence.1" "scdoc is not installed, so it is not built"
 fi
+check "bash completion" bash -n "$U/share/bash-completion/completions/ringfence"
+check "zsh completion" test -s "$U/share/zsh/vendor-completions/_ringfence"
+check "fish completion" test -s "$U/share/fish/vendor_completions.d/ringfence.fish"
 check "share/doc/ringfence/config.schema.json" \
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$U/share/doc/ringfence/config.schema.json"
 for f in "$src"/examples/*; do
