@@ -84,6 +84,13 @@ expect_exit 125 "an unknown format is refused" rf plan --format yaml -- true
 contains "…naming the choices" "$ERR" "expected json or sbpl"
 expect_exit 125 "--format is plan's own option" rf run --format sbpl -- true
 
+# The bundle directory as a user types it.
+expect_exit 0 "export oci DIR/ (a trailing slash) writes DIR" rf export oci "$SCRATCH/slash/" -- true
+check "…the bundle is DIR itself" test -f "$SCRATCH/slash/config.json"
+check "…and nothing is left beside it" test -z "$(ls -d "$SCRATCH"/slash.rf-tmp-* 2>/dev/null)"
+expect_exit 125 "export oci into a missing parent is refused" rf export oci "$SCRATCH/no/such/dir" -- true
+contains "…naming the directory and the fix" "$ERR" "$SCRATCH/no/such/dir: cannot build the bundle beside it"
+
 # Errors.
 expect_exit 125 "export without a target" rf export
 contains "…says what it expects" "$ERR" "expected 'oci DIR' or 'k8s DIR'"

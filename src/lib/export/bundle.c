@@ -222,15 +222,21 @@ RF_EXPORT int rf_export_oci_bundle(const rf_plan *plan, const char *dir, bool ac
         return -1;
     _cleanup_free_ char *text = json_dumps(config, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(config);
-    _cleanup_free_ char *tmp = NULL;
-    if (!text || asprintf(&tmp, "%s.rf-tmp-%d", dir, (int)getpid()) < 0)
+    /* "DIR/" names DIR: the temporary sibling must sit beside it, not in it. */
+    _cleanup_free_ char *path = strdup(dir), *tmp = NULL;
+    for (size_t n = path ? strlen(path) : 0; n > 1 && path[n - 1] == '/'; n--)
+        path[n - 1] = '\0';
+    if (!text || !path || asprintf(&tmp, "%s.rf-tmp-%d", path, (int)getpid()) < 0)
         return rf_error_set(err, ENOMEM, "export oci");
+    dir = path;
     /* The instance directories (HOME, TMPDIR, XDG_*) are bound from the host,
      * as at every ringfence start: make them now, owned as run makes them. */
     if (check_target(dir, err) < 0 || rf_backend_make_instance_dirs(plan, err) < 0)
         return -1;
-    if (mkdir(tmp, 0755) < 0)
-        return rf_error_set(err, errno, "export oci: %s", tmp);
+    if (mkdir(tmp, 0755) < 0) {
+        rf_error_set(err, errno, "export oci: %s: cannot build the bundle beside it", dir);
+        return rf_error_hint_set(err, "the bundle's parent directory must exist and be writable");
+    }
     _cleanup_close_ int dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int r = dfd < 0 ? rf_error_set(err, errno, "export oci: %s", tmp) : fill_bundle(plan, dfd, dir, text, err);
     if (r == 0 && rename(tmp, dir) < 0)
