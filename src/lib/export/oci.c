@@ -132,8 +132,10 @@ static json_t *resources_json(const rf_plan *plan)
 
 static json_t *rlimits_json(void)
 {
-    /* What every ringfence backend sets (limits/rlimit.c): no core dumps,
-     * the soft descriptor limit capped. */
+    /* As limits/rlimit.c: no core dumps, open files at min(hard, 65536).
+     * The hard limit is capped to the same value here (rlimit.c leaves it):
+     * OCI's limits are unsigned 64-bit and an unlimited hard limit does not
+     * fit JSON's signed integers, and a runtime may not raise it anyway. */
     struct rlimit nofile = { RF_LIMITS_NOFILE_MAX, RF_LIMITS_NOFILE_MAX };
     struct rlimit cur;
     if (getrlimit(RLIMIT_NOFILE, &cur) == 0 && cur.rlim_max < nofile.rlim_max)
