@@ -98,6 +98,10 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan); /* malloc'd, pretty */
  * warn when a limit would only be approximate. Optional: rf_spawn decides
  * again at start. */
 RF_EXPORT int rf_plan_probe_limits(rf_plan *plan, rf_error **err);
+/* network: allowlist: where the proxy reports each blocked connection, as
+ * a line "ringfence: network: blocked connect to HOST:PORT (REASON)";
+ * -1 (the default): nowhere (the status JSON still counts them). */
+RF_EXPORT void rf_plan_set_network_log_fd(rf_plan *plan, int fd);
 /* Things the user should know (weaker modes, skipped settings); owned by plan. */
 RF_EXPORT char *const *rf_plan_warnings(const rf_plan *plan);
 
@@ -126,6 +130,9 @@ typedef struct rf_status {
     uint64_t memory_limit_bytes, pids_limit; /* 0: none */
     double cpu_limit, timeout_seconds;       /* 0: none */
     int memory_how, pids_how, cpu_how;       /* rf_limit_how values */
+    /* network: allowlist: the proxy's report (a JSON object: connections,
+     * blocked, bytes each way, allowed and blocked destinations), or NULL. */
+    char *network_json;
 } rf_status;
 
 RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);

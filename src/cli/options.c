@@ -19,6 +19,7 @@ enum opt_id {
     OPT_LANDLOCK, OPT_SECCOMP, OPT_ACCEPT_WEAKER, OPT_EXPLAIN,
     OPT_CHECK, OPT_DENY, OPT_ALLOW, OPT_NO_DENY, OPT_NO_RESTRICT, OPT_MAX_OUTPUT, OPT_MAX_CALLS,
     OPT_IMAGE, OPT_FORMAT, OPT_ALLOW_SENSITIVE,
+    OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_ALLOW_PORT, OPT_ADD_HOST, OPT_PUBLISH, OPT_ALLOW_PRIVATE,
 };
 
 static const struct rf_option {
@@ -35,8 +36,23 @@ static const struct rf_option {
       "working directory inside; must be in the workspace or an exposed path" },
     { "expose", required_argument, OPT_EXPOSE, "SRC[:DST][:ro|rw]",
       "make a host path visible at DST (default SRC), read-only unless :rw; the last rule for a target wins" },
-    { "network", required_argument, OPT_NETWORK, "none|host",
-      "none (default): own network namespace with loopback only; host: share the host's network" },
+    { "network", required_argument, OPT_NETWORK, "none|host|allowlist",
+      "none (default): own network namespace with loopback only; host: share the host's network; "
+      "allowlist: loopback plus a proxy that reaches only the allowed names" },
+    { "allow-domain", required_argument, OPT_ALLOW_DOMAIN, "NAME[:PORT]",
+      "let the command reach NAME through the sandbox's proxy (*.example.com: its subdomains); repeatable; "
+      "implies --network allowlist" },
+    { "deny-domain", required_argument, OPT_DENY_DOMAIN, "NAME[:PORT]",
+      "never reach NAME, even if allowed; repeatable" },
+    { "allow-port", required_argument, OPT_ALLOW_PORT, "PORT",
+      "ports the allowed names may be reached on (default 80 and 443); repeatable" },
+    { "add-host", required_argument, OPT_ADD_HOST, "NAME:ADDR",
+      "resolve NAME to ADDR in the proxy (your own mapping: ADDR may be private or loopback); repeatable" },
+    { "allow-private-addresses", no_argument, OPT_ALLOW_PRIVATE, NULL,
+      "let allowed names resolve to loopback, private and link-local addresses (refused by default)" },
+    { "publish", required_argument, OPT_PUBLISH, "[ADDR:]HOSTPORT:PORT",
+      "relay the host's ADDR:HOSTPORT (default address 127.0.0.1) to a server on the sandbox's port PORT; "
+      "repeatable" },
     { "timeout", required_argument, OPT_TIMEOUT, "SECONDS",
       "kill the whole process tree after SECONDS (SIGTERM, grace, SIGKILL); exit 124" },
     { "kill-grace", required_argument, OPT_KILL_GRACE, "SECONDS",
@@ -256,9 +272,33 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     }
     case OPT_EXPOSE: return parse_expose(sub, arg, f);
     case OPT_NETWORK:
-        if (strcmp(arg, "none") && strcmp(arg, "host"))
-            return usage(sub, "--network %s: expected none or host", arg);
-        json_object_set_new(f, "network", json_string(arg));
+        if (strcmp(arg, "none") && strcmp(arg, "host") && strcmp(arg, "allowlist"))
+            return usage(sub, "--network %s: expected none, host or allowlist", arg);
+        json_object_set_new(rf_cli_json_obj_at(f, "network"), "mode", json_string(arg));
+        return 0;
+    case OPT_ALLOW_DOMAIN:
+    case OPT_DENY_DOMAIN:
+    case OPT_ALLOW_PORT:
+    case OPT_PUBLISH: {
+        const char *key = id == OPT_ALLOW_DOMAIN ? "allow_domains"
+                          : id == OPT_DENY_DOMAIN ? "deny_domains"
+                          : id == OPT_ALLOW_PORT  ? "allow_ports"
+                                                  : "publish";
+        json_array_append_new(arr_at(rf_cli_json_obj_at(f, "network"), key), json_string(arg));
+        return 0;
+    }
+    case OPT_ADD_HOST: {
+        const char *colon = strchr(arg, ':');
+        if (!colon || colon == arg || !colon[1])
+            return usage(sub, "--add-host %s: expected NAME:ADDRESS, e.g. api.test:127.0.0.1", arg);
+        char *name = strndup(arg, (size_t)(colon - arg));
+        json_object_set_new(rf_cli_json_obj_at(rf_cli_json_obj_at(f, "network"), "hosts"), name,
+                            json_string(colon + 1));
+        free(name);
+        return 0;
+    }
+    case OPT_ALLOW_PRIVATE:
+        json_object_set_new(rf_cli_json_obj_at(f, "network"), "allow_private_addresses", json_true());
         return 0;
     case OPT_TIMEOUT: return set_number(sub, rf_cli_json_obj_at(f, "limits"), "timeout", "timeout", arg, 0, false);
     case OPT_KILL_GRACE: return set_number(sub, rf_cli_json_obj_at(f, "limits"), "kill_grace", "kill-grace", arg, 0, false);
@@ -377,6 +417,11 @@ int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_
         if (apply_option(sub, c, optarg, o) < 0)
             return -1;
     }
+    /* --allow-domain means "this and nothing else": the allowlist mode,
+     * unless --network says otherwise. */
+    json_t *net = json_object_get(o->flags, "network");
+    if (json_object_get(net, "allow_domains") && !json_object_get(net, "mode"))
+        json_object_set_new(net, "mode", json_string("allowlist"));
     if (!o->log_level)
         o->log_level = getenv("RINGFENCE_LOG_LEVEL");
     return optind;

@@ -7,6 +7,7 @@
 #include "options.h"
 
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 static void print_warnings(char *const *warnings)
@@ -77,6 +78,7 @@ rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, i
         return NULL;
     }
     print_warnings(rf_plan_warnings(plan));
+    rf_plan_set_network_log_fd(plan, STDERR_FILENO); /* blocked connections, as they happen */
     if (rf_cli_debug(o)) {
         char *json = rf_plan_to_json(plan);
         fprintf(stderr, "ringfence: debug: linux isolation mount plan\n%s\n", json ? json : "");

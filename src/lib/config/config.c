@@ -37,6 +37,7 @@ RF_EXPORT void rf_config_free(rf_config *cfg)
 int rf_config_add_layer(rf_config *cfg, const char *origin, json_t *root, unsigned flags,
                         rf_error **err)
 {
+    rf_config_normalise_network(root);
     if (!(flags & RF_LAYER_AGENT_SLOT) && rf_schema_check(root, origin, err) < 0) {
         json_decref(root);
         return -1;

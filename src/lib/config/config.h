@@ -67,6 +67,8 @@ const char *rf_merged_origin(const rf_merged *m, const char *path);
 /* Check a layer against the schema: known keys (did-you-mean on typos),
  * types, enum values, sizes, rule counts, regexes. */
 int rf_schema_check(const json_t *root, const char *origin, rf_error **err);
+/* network.c: "network": "host" → {"mode": "host"}, port numbers → strings. */
+void rf_config_normalise_network(json_t *root);
 /* The closest known key to `key` among the schema's keys, or NULL. */
 const char *rf_schema_suggest(const char *key, const char *const *candidates);
 /* Readers (load.c, yaml.c, compat_*.c, env.c). */

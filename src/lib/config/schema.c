@@ -41,7 +41,7 @@ typedef struct rf_key {
     const char *const *values;
 } rf_key;
 
-static const char *const v_network[] = { "none", "host", NULL };
+static const char *const v_network[] = { "none", "host", "allowlist", NULL };
 static const char *const v_backend[] = { "native", "landlock", "auto", "bwrap", "firejail",
                                          "container", "none", NULL };
 static const char *const v_landlock[] = { "best-effort", "required", "off", NULL };
@@ -68,6 +68,17 @@ static const rf_key k_limits[] = {
     { "timeout", K_NUM, NULL, NULL },
     { "kill_grace", K_NUM, NULL, NULL },
     { "require_cgroup", K_BOOL, NULL, NULL },
+    { NULL, 0, NULL, NULL },
+};
+/* `network: host` is short for `network: {mode: host}` (config.c). */
+static const rf_key k_network[] = {
+    { "mode", K_ENUM, NULL, v_network },
+    { "allow_domains", K_STRV, NULL, NULL },
+    { "deny_domains", K_STRV, NULL, NULL },
+    { "allow_ports", K_STRV, NULL, NULL },
+    { "allow_private_addresses", K_BOOL, NULL, NULL },
+    { "hosts", K_STRMAP, NULL, NULL },
+    { "publish", K_STRV, NULL, NULL },
     { NULL, 0, NULL, NULL },
 };
 static const rf_key k_container[] = {
@@ -101,7 +112,7 @@ static const rf_key k_tools[] = {
     { "workspace", K_STR, NULL, NULL }, { "chdir", K_STR, NULL, NULL },                 \
         { "restrict_to_workspace", K_BOOL, NULL, NULL },                                \
         { "allow_read_outside_workspace", K_BOOL, NULL, NULL },                         \
-        { "expose", K_EXPOSES, k_expose, NULL }, { "network", K_ENUM, NULL, v_network }, \
+        { "expose", K_EXPOSES, k_expose, NULL }, { "network", K_OBJ, k_network, NULL },        \
         { "env", K_OBJ, k_env, NULL }, { "limits", K_OBJ, k_limits, NULL },             \
         { "backend", K_ENUM, NULL, v_backend }, { "accept_weaker", K_BOOL, NULL, NULL }, \
         { "allow_sensitive_workspace", K_BOOL, NULL, NULL },                            \

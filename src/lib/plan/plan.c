@@ -45,8 +45,8 @@ static int set_namespaces(rf_plan *plan)
 {
     plan->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                         CLONE_NEWCGROUP;
-    if (plan->network == RF_NET_NONE)
-        plan->clone_flags |= CLONE_NEWNET;
+    if (plan->network != RF_NET_HOST)
+        plan->clone_flags |= CLONE_NEWNET; /* allowlist: its way out is the proxy */
     plan->hostname = "ringfence";
     return 0;
 }
@@ -169,6 +169,19 @@ static int check_argv(char *const argv[], rf_error **err)
     return 0;
 }
 
+/* network: allowlist needs a network namespace whose only way out is the
+ * proxy. Without one (landlock, none), Landlock's TCP rules name a port,
+ * not an address: a command that ignores the proxy could reach any host on
+ * the proxy's port. That is not an allowlist, so it is refused outright. */
+static int check_network_backend(const rf_plan *plan, rf_error **err)
+{
+    if (plan->network != RF_NET_ALLOWLIST || plan->backend == RF_BACKEND_NATIVE)
+        return 0;
+    rf_error_set(err, 0, "network: allowlist: the %s backend has no network namespace, so it cannot "
+                         "confine the command to the proxy", rf_backend_name(plan->backend));
+    return rf_error_hint_set(err, "use the native backend (--backend native), or --network none / host");
+}
+
 RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf_error **err)
 {
     if (check_argv(argv, err) < 0)
@@ -186,6 +199,11 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
     if (rf_plan_choose_backend(plan, policy, err) < 0)
         goto fail;
     plan->network = policy->network;
+    plan->net_log_fd = -1;
+    if (rf_net_policy_copy(&plan->net, &policy->net) < 0) {
+        rf_error_set(err, ENOMEM, "plan");
+        goto fail;
+    }
     plan->limits = policy->limits;
     plan->landlock = policy->landlock;
     plan->seccomp = policy->seccomp;
@@ -198,6 +216,8 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
         goto fail;
     }
     set_identity(plan, policy);
+    if (check_network_backend(plan, err) < 0)
+        goto fail;
     if (plan->backend == RF_BACKEND_NATIVE)
         set_namespaces(plan);
     if (!plan->argv || !plan->instance_root || !plan->seccomp_deny || !plan->seccomp_allow || !plan->warnings) {
@@ -239,6 +259,12 @@ RF_EXPORT rf_plan *rf_plan_build_shell(const rf_policy *policy, const char *comm
     return rf_plan_build(&p, argv, err);
 }
 
+RF_EXPORT void rf_plan_set_network_log_fd(rf_plan *plan, int fd)
+{
+    if (plan)
+        plan->net_log_fd = fd;
+}
+
 RF_EXPORT void rf_plan_free(rf_plan *plan)
 {
     if (!plan)
@@ -263,5 +289,6 @@ RF_EXPORT void rf_plan_free(rf_plan *plan)
     free(plan->cwd);
     free(plan->instance_root);
     free(plan->container_image);
+    rf_net_policy_clear(&plan->net);
     free(plan);
 }

@@ -44,6 +44,8 @@ struct rf_plan {
     rf_backend_kind backend;
     int clone_flags;    /* CLONE_NEW* namespaces to create */
     rf_net_mode network;
+    rf_net_policy net;  /* network: allowlist */
+    int net_log_fd;     /* blocked connections are reported here, or -1 */
     const char *hostname;
 
     /* Identity. A root caller is never mapped to host root (uid 0 on the host

@@ -52,6 +52,28 @@ static int add_instance_dirs(rf_plan *plan)
     return 0;
 }
 
+/* network: allowlist. Set after env.keep and env.set: the proxy is the
+ * only way out, so a caller's own proxy settings would only break things.
+ * Which clients read which variable: docs/network.md. */
+static int add_proxy_env(rf_plan *plan)
+{
+    static const char http[] = "http://127.0.0.1:3128", socks[] = "socks5h://127.0.0.1:3128",
+                      none[] = "localhost,127.0.0.1,::1";
+    static const struct { const char *key, *value; } vars[] = {
+        { "HTTP_PROXY", http },  { "http_proxy", http },   { "HTTPS_PROXY", http },
+        { "https_proxy", http }, { "ALL_PROXY", socks },   { "all_proxy", socks },
+        { "NO_PROXY", none },    { "no_proxy", none },
+        /* npm reads its own settings first; Node 24+'s fetch needs the switch. */
+        { "npm_config_proxy", http }, { "npm_config_https_proxy", http },
+        { "NODE_USE_ENV_PROXY", "1" },
+        { "GLOBAL_AGENT_HTTP_PROXY", http }, { "RINGFENCE_PROXY", http },
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (rf_strv_env_set(&plan->env, vars[i].key, vars[i].value) != 0)
+            return -1;
+    return 0;
+}
+
 int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     char *user_env_dir = NULL;
@@ -83,6 +105,8 @@ int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err)
         rc = rf_strv_env_set(&plan->env, kv, eq + 1);
         *eq = '=';
     }
+    if (rc == 0 && plan->network == RF_NET_ALLOWLIST)
+        rc = add_proxy_env(plan);
     if (rc == 0)
         rc = add_instance_dirs(plan);
     free(user_env_dir);

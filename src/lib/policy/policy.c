@@ -59,6 +59,7 @@ void rf_policy_clear(rf_policy *p)
     free(p->exposes);
     rf_strv_free(p->env_set);
     rf_strv_free(p->env_keep);
+    rf_net_policy_clear(&p->net);
     free(p->backend_reason);
     rf_strv_free(p->seccomp_deny);
     rf_strv_free(p->seccomp_allow);
@@ -142,20 +143,72 @@ const char *rf_policy_backend_name(rf_backend_kind b)
     return (size_t)b < sizeof names / sizeof names[0] ? names[b] : "?";
 }
 
+void rf_net_policy_clear(rf_net_policy *n)
+{
+    rf_strv_free(n->allow_domains);
+    rf_strv_free(n->deny_domains);
+    rf_strv_free(n->allow_ports);
+    rf_strv_free(n->hosts);
+    rf_strv_free(n->publish);
+    memset(n, 0, sizeof *n);
+}
+
+int rf_net_policy_copy(rf_net_policy *dst, const rf_net_policy *src)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->allow_private_addresses = src->allow_private_addresses;
+    char **const *from[] = { &src->allow_domains, &src->deny_domains, &src->allow_ports, &src->hosts,
+                             &src->publish };
+    char ***to[] = { &dst->allow_domains, &dst->deny_domains, &dst->allow_ports, &dst->hosts, &dst->publish };
+    for (size_t i = 0; i < sizeof to / sizeof to[0]; i++)
+        if (*from[i] && !(*to[i] = rf_strv_copy(*from[i]))) {
+            rf_net_policy_clear(dst);
+            return -1;
+        }
+    return 0;
+}
+
+const char *rf_net_mode_name(rf_net_mode m)
+{
+    return m == RF_NET_HOST ? "host" : m == RF_NET_ALLOWLIST ? "allowlist" : "none";
+}
+
+/* {"name": "address"} from "name=address" entries. */
+static json_t *hosts_json(char *const *hosts)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; hosts && hosts[i]; i++) {
+        const char *eq = strchr(hosts[i], '=');
+        char *name = eq ? strndup(hosts[i], (size_t)(eq - hosts[i])) : NULL;
+        if (name)
+            json_object_set_new(o, name, json_string(eq + 1));
+        free(name);
+    }
+    return o;
+}
+
+json_t *rf_net_policy_json(rf_net_mode mode, const rf_net_policy *n)
+{
+    return json_pack("{s:s, s:o, s:o, s:o, s:b, s:o, s:o}", "mode", rf_net_mode_name(mode), "allow_domains",
+                     strv_json(n->allow_domains), "deny_domains", strv_json(n->deny_domains), "allow_ports",
+                     strv_json(n->allow_ports), "allow_private_addresses", n->allow_private_addresses, "hosts",
+                     hosts_json(n->hosts), "publish", strv_json(n->publish));
+}
+
 static json_t *policy_json(const rf_policy *p)
 {
     static const char *const landlock[] = { "best-effort", "required", "off" };
     static const char *const seccomp[] = { "default", "strict", "off" };
     const rf_limits *l = &p->limits;
     return json_pack(
-        "{s:s?, s:s?, s:s?, s:s?, s:s?, s:b, s:b, s:o, s:s, s:o,"
+        "{s:s?, s:s?, s:s?, s:s?, s:s?, s:b, s:b, s:o, s:o, s:o,"
         " s:{s:I, s:I, s:f, s:f, s:f, s:b}, s:s, s:s?, s:b, s:b, s:I, s:s,"
         " s:{s:s, s:o, s:o}, s:o, s:o, s:o, s:o, s:{s:s?}}",
         "workspace", p->workspace, "chdir", p->chdir, "instance_root", p->instance_root,
         "caller_cwd", p->caller_cwd, "user", p->user,
         "restrict_to_workspace", p->restrict_to_workspace,
         "allow_read_outside_workspace", p->allow_read_outside_workspace,
-        "expose", exposes_json(p), "network", p->network == RF_NET_HOST ? "host" : "none",
+        "expose", exposes_json(p), "network", rf_net_policy_json(p->network, &p->net),
         "env", env_json(p),
         "limits", "memory", (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids,
         "cpu", l->cpu, "timeout", l->timeout_s, "kill_grace", l->kill_grace_s,

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 typedef enum { RF_ACCESS_RO, RF_ACCESS_RW } rf_access;
-typedef enum { RF_NET_NONE, RF_NET_HOST } rf_net_mode;
+typedef enum { RF_NET_NONE, RF_NET_HOST, RF_NET_ALLOWLIST } rf_net_mode;
 typedef enum {
     RF_BACKEND_NATIVE,
     RF_BACKEND_LANDLOCK,
@@ -48,6 +48,17 @@ typedef struct rf_exec_tool {
     double timeout_s; /* default 60 (seed 001) */
 } rf_exec_tool;
 
+/* network: allowlist (issue 11). Names are lower case; a pattern is a name,
+ * or "*.example.com" (strict subdomains), optionally with ":PORT". */
+typedef struct rf_net_policy {
+    rf_strv allow_domains;
+    rf_strv deny_domains;         /* wins over allow_domains */
+    rf_strv allow_ports;          /* decimal; default 80, 443 */
+    rf_strv hosts;                /* "name=address": the user's own mapping */
+    rf_strv publish;              /* "HOST_ADDR:HOST_PORT:SANDBOX_PORT" */
+    bool allow_private_addresses; /* names may resolve to loopback, private... */
+} rf_net_policy;
+
 typedef struct rf_tools {
     rf_strv allow_read_paths;  /* regexes on canonical absolute paths */
     rf_strv allow_write_paths;
@@ -69,6 +80,7 @@ struct rf_policy {
     size_t n_exposes;
 
     rf_net_mode network;
+    rf_net_policy net;
     rf_strv env_set;  /* "KEY=VALUE" added on top of the clean environment */
     rf_strv env_keep; /* "KEY=VALUE" copied from the caller (resolved now) */
 
@@ -91,6 +103,13 @@ struct rf_policy {
                                (Mitto deny_folders); added by the config issue */
     char *container_image;  /* container backend image (Mitto docker.image), or NULL */
 };
+
+/* network: allowlist settings (policy.c). */
+void rf_net_policy_clear(rf_net_policy *n);
+int rf_net_policy_copy(rf_net_policy *dst, const rf_net_policy *src);
+const char *rf_net_mode_name(rf_net_mode m);
+struct json_t;
+struct json_t *rf_net_policy_json(rf_net_mode mode, const rf_net_policy *n);
 
 /* Fill a policy with the built-in defaults (no paths). */
 void rf_policy_init_defaults(rf_policy *p);

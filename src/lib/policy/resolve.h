@@ -20,6 +20,8 @@ int rf_resolve_fail(rf_resolver *r, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* "path (from layer)" for messages; points into buf. */
 const char *rf_resolve_what(const rf_resolver *r, const char *path, char *buf, size_t size);
+/* resolve_net.c: the network object. */
+int rf_resolve_network(rf_resolver *r, rf_policy *p);
 /* Resolve one merged tree into *p (which has its defaults filled in). */
 int rf_resolve_tree(rf_resolver *r, rf_policy *p);
 /* The value at a dotted path ("tools.exec.timeout") of nested objects, or

@@ -213,7 +213,6 @@ static void resolve_limits(rf_resolver *r, rf_policy *p)
 
 static int resolve_modes(rf_resolver *r, rf_policy *p)
 {
-    static const char *const net[] = { "none", "host", NULL };
     static const char *const backend[] = { "native", "landlock", "auto", "bwrap", "firejail",
                                            "container", "none", NULL };
     static const char *const landlock[] = { "best-effort", "required", "off", NULL };
@@ -221,7 +220,6 @@ static int resolve_modes(rf_resolver *r, rf_policy *p)
     get_bool(r->tree, "restrict_to_workspace", &p->restrict_to_workspace);
     get_bool(r->tree, "allow_read_outside_workspace", &p->allow_read_outside_workspace);
     get_bool(r->tree, "accept_weaker", &p->accept_weaker);
-    p->network = (rf_net_mode)pick(r->tree, "network", net, p->network);
     p->backend = (rf_backend_kind)pick(r->tree, "backend", backend, p->backend);
     p->landlock = (rf_landlock_mode)pick(r->tree, "landlock", landlock, p->landlock);
     p->seccomp = (rf_seccomp_profile)pick(r->tree, "seccomp.profile", seccomp, p->seccomp);
@@ -335,6 +333,7 @@ static int resolve_tools(rf_resolver *r, rf_policy *p)
 int rf_resolve_tree(rf_resolver *r, rf_policy *p)
 {
     if (resolve_exposes(r, p) < 0 || resolve_env(r, p) < 0 || resolve_modes(r, p) < 0 ||
+        rf_resolve_network(r, p) < 0 ||
         resolve_syscalls(r, "seccomp.deny", &p->seccomp_deny) < 0 ||
         resolve_syscalls(r, "seccomp.allow", &p->seccomp_allow) < 0 ||
         resolve_protected(r, p) < 0 || resolve_deny_paths(r, p) < 0 || resolve_tools(r, p) < 0)

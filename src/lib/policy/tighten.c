@@ -82,8 +82,12 @@ static int ranks_kept(cmp *c, const rf_policy *b, const rf_policy *a)
                                          [RF_LANDLOCK_OFF] = 0 };
     static const int seccomp_rank[] = { [RF_SECCOMP_STRICT] = 2, [RF_SECCOMP_DEFAULT] = 1,
                                         [RF_SECCOMP_OFF] = 0 };
-    if (a->network == RF_NET_HOST && b->network != RF_NET_HOST)
-        return refuse(c, "network", "turns the network on");
+    /* none < allowlist < host */
+    static const int net_rank[] = { [RF_NET_NONE] = 0, [RF_NET_ALLOWLIST] = 1, [RF_NET_HOST] = 2 };
+    if (net_rank[a->network] > net_rank[b->network])
+        return refuse(c, "network.mode", "opens the network further");
+    if (a->net.allow_private_addresses && !b->net.allow_private_addresses)
+        return refuse(c, "network.allow_private_addresses", "allows private addresses");
     if (a->backend != b->backend)
         return refuse(c, "backend", "changes the backend");
     if (a->allow_sensitive_workspace && !b->allow_sensitive_workspace)
@@ -138,6 +142,11 @@ static int lists_kept(cmp *c, const rf_policy *b, const rf_policy *a)
         no_new(c, "seccomp.allow", b->seccomp_allow, a->seccomp_allow) < 0 ||
         none_removed(c, "seccomp.deny", b->seccomp_deny, a->seccomp_deny) < 0 ||
         none_removed(c, "protected_paths", b->protected_paths, a->protected_paths) < 0 ||
+        no_new(c, "network.allow_domains", b->net.allow_domains, a->net.allow_domains) < 0 ||
+        none_removed(c, "network.deny_domains", b->net.deny_domains, a->net.deny_domains) < 0 ||
+        no_new(c, "network.allow_ports", b->net.allow_ports, a->net.allow_ports) < 0 ||
+        no_new(c, "network.hosts", b->net.hosts, a->net.hosts) < 0 ||
+        no_new(c, "network.publish", b->net.publish, a->net.publish) < 0 ||
         none_removed(c, "deny_paths", b->deny_paths, a->deny_paths) < 0 ||
         no_new(c, "tools.allow_read_paths", b->tools.allow_read_paths, a->tools.allow_read_paths) < 0 ||
         no_new(c, "tools.allow_write_paths", b->tools.allow_write_paths, a->tools.allow_write_paths) < 0 ||

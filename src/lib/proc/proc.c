@@ -4,6 +4,7 @@
  * SIGKILL to init, which takes the whole pid namespace with it). */
 #include "proc/proc.h"
 #include "backend/native/report.h"
+#include "net/net.h"
 #include "util/error.h"
 #include "util/strv.h"
 
@@ -198,6 +199,7 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
         while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
             ;
     }
+    rf_net_proxy_free(p->net_proxy);
     if (p->pidfd >= 0)
         close(p->pidfd);
     if (p->sock >= 0)

@@ -36,6 +36,7 @@ struct rf_proc {
     struct rf_cgroup *cgroup;  /* NULL when no limit needs one */
     rf_limits_report how;      /* what enforces each limit */
     char **warnings;
+    struct rf_net_proxy *net_proxy; /* network: allowlist, or NULL */
     bool tree_via_init; /* no pid namespace (landlock, none): killing init
                            alone would orphan the tree, so SIGKILL is a
                            message to init, which kills every descendant */

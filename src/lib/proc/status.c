@@ -3,6 +3,7 @@
 #include "proc/proc.h"
 #include "util/error.h"
 #include "limits/cgroup.h"
+#include "net/net.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -98,6 +99,11 @@ RF_EXPORT int rf_proc_wait(rf_proc *p, rf_status *out, rf_error **err)
     if (rf_proc_wait_raw(p, err) < 0)
         return -1;
     fill_status(p, out);
+    /* Every process of the sandbox is gone: no connection can start now. */
+    if (p->net_proxy) {
+        rf_net_proxy_stop(p->net_proxy);
+        out->network_json = rf_net_proxy_report(p->net_proxy);
+    }
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     out->wall_seconds = (double)(t.tv_sec - p->started.tv_sec) + (double)(t.tv_nsec - p->started.tv_nsec) / 1e9;
@@ -110,6 +116,7 @@ RF_EXPORT void rf_status_clear(rf_status *s)
         return;
     free(s->setup_error);
     free(s->setup_hint);
+    free(s->network_json);
     memset(s, 0, sizeof *s);
 }
 
@@ -144,6 +151,8 @@ RF_EXPORT char *rf_status_to_json(const rf_status *s)
     json_object_set_new(o, "sys_seconds", json_real(s->sys_seconds));
     json_object_set_new(o, "peak_memory_bytes", json_integer((json_int_t)s->peak_memory_bytes));
     json_object_set_new(o, "limits", limits_json(s));
+    if (s->network_json)
+        json_object_set_new(o, "network", json_loads(s->network_json, 0, NULL));
     if (s->setup_error)
         json_object_set_new(o, "error", json_string(s->setup_error));
     char *out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

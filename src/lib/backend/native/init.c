@@ -21,6 +21,13 @@
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
+static int socket_chan = -1; /* rf_init_serve_sockets */
+
+void rf_init_serve_sockets(int chan)
+{
+    socket_chan = chan;
+}
+
 typedef struct init_state {
     pid_t command;
     int sock;
@@ -113,13 +120,18 @@ _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops)
         while (waitpid(command, &s.status, 0) < 0 && errno == EINTR)
             ;
     while (!s.done) {
-        struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = sock, .events = POLLIN } };
-        if (poll(p, sock >= 0 ? 2 : 1, -1) < 0)
+        struct pollfd p[3] = { { .fd = sfd, .events = POLLIN }, { .fd = sock, .events = POLLIN },
+                               { .fd = socket_chan, .events = POLLIN } };
+        if (poll(p, 3, -1) < 0)
             continue;
         if (p[0].revents & POLLIN)
             handle_signal(&s, sfd);
         if (sock >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
             handle_message(&s);
+        if (p[2].revents & POLLIN)
+            rf_net_serve_socket_request(socket_chan);
+        else if (p[2].revents & (POLLHUP | POLLERR))
+            socket_chan = -1; /* the caller is gone; the report channel says so too */
     }
     /* What the command left running dies with it, as in a pid namespace. */
     if (ops)

@@ -31,3 +31,7 @@ int rf_msg_send(int fd, int type, int errnum, const char *step, const char *deta
 int rf_msg_send_status(int fd, int status);
 /* Blocking receive of one message; returns 1, 0 on EOF, -1 on error. */
 int rf_msg_recv(int fd, struct rf_msg *msg);
+/* Pass one descriptor (SCM_RIGHTS). recv returns it (close-on-exec) or -1
+ * (EOF: errno untouched... check the return). Async-signal-safe send. */
+int rf_msg_send_fd(int chan, int fd);
+int rf_msg_recv_fd(int chan);

@@ -40,14 +40,16 @@ static int setup_stdio(rf_native_ctx *c, rf_setup_fail *f)
  * a leaked fd is a hole through every other wall. */
 static int close_inherited(rf_native_ctx *c, rf_setup_fail *f)
 {
-    int keep[2] = { c->sock, c->userns_fd };
-    if (keep[1] >= 0 && keep[1] < keep[0]) {
-        int t = keep[0];
-        keep[0] = keep[1];
-        keep[1] = t;
-    }
+    int keep[3] = { c->sock, c->userns_fd, c->net_fd };
+    for (int i = 0; i < 3; i++) /* ascending, -1 first */
+        for (int j = i + 1; j < 3; j++)
+            if (keep[j] < keep[i]) {
+                int t = keep[i];
+                keep[i] = keep[j];
+                keep[j] = t;
+            }
     unsigned lo = 3;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         if (keep[i] < 0)
             continue;
         if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0) < 0)
@@ -174,6 +176,11 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
      * namespace made here has them as its root. */
     if (c->late_cgroupns && unshare(CLONE_NEWCGROUP) < 0 && rf_fail(&f, "cgroup namespace", NULL) < 0)
         die(c, &f);
+    /* The network first: the caller waits for the proxy's socket. */
+    if ((plan->clone_flags & CLONE_NEWNET) && rf_net_loopback_up(&f) < 0)
+        die(c, &f);
+    if (c->net_fd >= 0 && rf_net_send_proxy_listener(c->net_fd, &f) < 0)
+        die(c, &f);
     /* Mounts: sources first (they may live under /tmp, which the new root
      * is attached over), then the root, then pivot_root. */
     if (rf_mount_capture_sources(plan, c->src_fds, c->userns_fd, &f) < 0 ||
@@ -183,8 +190,6 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         if (c->src_fds[i] >= 0)
             close(c->src_fds[i]);
     if (set_hostname(plan, &f) < 0 || new_session_keyring(&f) < 0)
-        die(c, &f);
-    if ((plan->clone_flags & CLONE_NEWNET) && rf_net_loopback_up(&f) < 0)
         die(c, &f);
     /* Identity before chdir: the working directory is entered with the
      * permissions the command will have. */
@@ -214,5 +219,6 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     if (cmd == 0)
         exec_command(c, &oldmask);
+    rf_init_serve_sockets(c->net_fd);
     rf_init_run(cmd, c->sock, NULL);
 }

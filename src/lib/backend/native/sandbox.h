@@ -21,6 +21,7 @@ typedef struct rf_native_ctx {
     const rf_plan *plan;
     int sock;        /* child's end of the report channel */
     int userns_fd;   /* root caller: the mapped user namespace to enter, else -1 */
+    int net_fd;      /* network: allowlist: child's end of the socket channel, else -1 */
     int *src_fds;    /* one per plan mount, filled in the child */
     int stdio[3];    /* -1: inherit */
     const void *seccomp_bpf; /* compiled by the caller, or NULL */
@@ -48,8 +49,12 @@ int rf_caps_clear(rf_setup_fail *f);
  * identity change: RLIMIT_NPROC counts the final uid). */
 int rf_limits_apply(const rf_limits *limits, const rf_limits_report *how, rf_setup_fail *f);
 
-/* net.c: bring the loopback interface up in a fresh network namespace. */
+/* net.c: bring the loopback interface up in a fresh network namespace;
+ * network: allowlist: hand the proxy's listening socket to the caller, and
+ * (init) answer the caller's requests for sockets of this namespace. */
 int rf_net_loopback_up(rf_setup_fail *f);
+int rf_net_send_proxy_listener(int chan, rf_setup_fail *f);
+void rf_net_serve_socket_request(int chan);
 
 /* userns.c */
 int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host,
@@ -79,6 +84,9 @@ typedef struct rf_init_ops {
     int parent_death_signal;  /* set with PR_SET_PDEATHSIG: checked against caller */
 } rf_init_ops;
 _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops);
+/* Before rf_init_run: also answer socket requests on `chan` (native
+ * backend, network: allowlist with --publish). */
+void rf_init_serve_sockets(int chan);
 
 /* spawn.c */
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);

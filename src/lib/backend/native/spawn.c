@@ -9,6 +9,7 @@
 #include "util/error.h"
 #include "util/strv.h"
 #include "limits/cgroup.h"
+#include "net/net.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,16 +49,41 @@ static void clone_into_cgroup(struct clone_args *args, rf_native_ctx *ctx, const
     }
 }
 
+/* network: allowlist. The child's first step after "go" is to send the
+ * proxy's listening socket, made in its network namespace; the proxy runs
+ * here, in ours. No socket means the child failed before: its report says
+ * why, and rf_proc_wait tells. */
+static int start_proxy(const rf_plan *plan, rf_proc *proc, int net_chan, rf_error **err)
+{
+    int listen_fd = rf_msg_recv_fd(net_chan);
+    if (listen_fd < 0) {
+        close(net_chan);
+        return 0;
+    }
+    proc->net_proxy = rf_net_proxy_start(&plan->net, listen_fd, plan->net_log_fd, err);
+    if (!proc->net_proxy) {
+        close(net_chan);
+        return -1;
+    }
+    if (!plan->net.publish)
+        close(net_chan);
+    else if (rf_net_proxy_publish(proc->net_proxy, plan->net.publish, net_chan, err) < 0)
+        return -1;
+    return rf_net_proxy_run(proc->net_proxy, err);
+}
+
 /* The child is waiting for "go": put it in its cgroups, write its id maps
  * (unprivileged caller), then let it start. */
-static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int sock, rf_backend_start *start,
-                              rf_error **err)
+static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int sock, int net_chan,
+                              rf_backend_start *start, rf_error **err)
 {
     rf_proc *proc = rf_proc_new(pid, pidfd, sock, &plan->limits);
     if (!proc) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
         close(sock);
+        if (net_chan >= 0)
+            close(net_chan);
         rf_error_set(err, ENOMEM, "spawn");
         return NULL;
     }
@@ -74,8 +100,16 @@ static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int soc
         rf_error_set(err, errno, "start the sandbox");
         goto fail;
     }
+    if (net_chan >= 0) {
+        int chan = net_chan;
+        net_chan = -1; /* taken by start_proxy */
+        if (start_proxy(plan, proc, chan, err) < 0)
+            goto fail;
+    }
     return proc;
 fail:
+    if (net_chan >= 0)
+        close(net_chan);
     rf_proc_free(proc); /* kills the child, removes the cgroup */
     return NULL;
 }
@@ -85,14 +119,15 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     rf_backend_start start;
     if (rf_backend_start_prepare(plan, &start, err) < 0)
         return NULL;
-    int sv[2] = { -1, -1 }, userns_fd = -1;
-    rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how };
+    int sv[2] = { -1, -1 }, nv[2] = { -1, -1 }, userns_fd = -1;
+    rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .net_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how };
     _cleanup_free_ int *src_fds = calloc(plan->n_mounts + 1, sizeof(int));
     if (!src_fds) {
         rf_error_set(err, ENOMEM, "spawn");
         goto fail;
     }
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+        (plan->network == RF_NET_ALLOWLIST && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nv) < 0)) {
         rf_error_set(err, errno, "socketpair");
         goto fail;
     }
@@ -101,6 +136,7 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
                                              err)) < 0)
         goto fail;
     ctx.sock = sv[1];
+    ctx.net_fd = nv[1];
     ctx.userns_fd = userns_fd;
     ctx.src_fds = src_fds;
     if (stdio)
@@ -120,21 +156,28 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     int e = errno;
     rf_confine_release(&ctx);
     close(sv[1]);
+    if (nv[1] >= 0)
+        close(nv[1]);
     if (userns_fd >= 0)
         close(userns_fd);
     if (pid < 0) {
         close(sv[0]);
+        if (nv[0] >= 0)
+            close(nv[0]);
         rf_backend_start_release(&start);
         clone_error(e, err);
         return NULL;
     }
-    return release_child(plan, pid, pidfd, sv[0], &start, err);
+    return release_child(plan, pid, pidfd, sv[0], nv[0], &start, err);
 
 fail:
     rf_confine_release(&ctx);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         if (sv[i] >= 0)
             close(sv[i]);
+        if (nv[i] >= 0)
+            close(nv[i]);
+    }
     if (userns_fd >= 0)
         close(userns_fd);
     rf_backend_start_release(&start);

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The proxy's parts: proxy.c (threads, limits, the report), handshake.c
+ * (one client's request, the verdict, the upstream connection), relay.c
+ * (bytes both ways, in one epoll loop). */
+#pragma once
+#include "net/net.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* Limits that keep a hostile sandbox from exhausting the host. */
+#define RF_NET_MAX_CONNS 1024       /* open relays + handshakes per sandbox */
+#define RF_NET_MAX_HANDSHAKES 64    /* threads resolving/connecting at once */
+#define RF_NET_HANDSHAKE_S 10       /* to send the request head, to connect */
+#define RF_NET_IDLE_S 600           /* a relay with no byte either way */
+#define RF_NET_MAX_DESTS 256        /* distinct destinations in the report */
+#define RF_NET_MAX_LOG_LINES 50     /* blocked lines on the log fd */
+#define RF_NET_MAX_PUBLISH 16
+
+typedef struct rf_net_dest {
+    char *host;
+    uint16_t port;
+    const char *reason; /* NULL: allowed */
+    uint64_t count, up, down;
+} rf_net_dest;
+
+typedef struct rf_net_relay rf_net_relay;
+
+/* What an epoll event is about (epoll_event.data.ptr points to one). */
+typedef enum { RF_NET_TAG_STOP, RF_NET_TAG_HANDOFF, RF_NET_TAG_LISTENER, RF_NET_TAG_RELAY } rf_net_tag_kind;
+typedef struct rf_net_tag {
+    rf_net_tag_kind kind;
+    int side;  /* relay: 0 client, 1 upstream */
+    void *obj; /* the listener or relay */
+} rf_net_tag;
+
+typedef struct rf_net_listener {
+    rf_net_tag tag;
+    int fd;
+    bool publish;           /* host side of a --publish */
+    uint16_t sandbox_port;  /* publish: where to connect inside */
+    char label[64];         /* publish: "127.0.0.1:8080" */
+} rf_net_listener;
+
+struct rf_net_proxy {
+    rf_net_rules rules;
+    rf_net_listener listeners[1 + RF_NET_MAX_PUBLISH];
+    size_t n_listeners;
+    int epfd;
+    int stop_fd;      /* eventfd: readable for ever once stopping */
+    int handoff[2];   /* handshake threads → loop: rf_net_relay * (NULL: wake) */
+    rf_net_tag stop_tag, handoff_tag;
+    pthread_t loop;
+    bool loop_started;
+    atomic_bool stopping;
+    bool accept_paused;
+    int log_fd;
+    int socket_chan;      /* publish: sockets of the sandbox's netns, or -1 */
+    pthread_mutex_t chan_lock;
+
+    pthread_mutex_t lock; /* everything below */
+    unsigned refs;        /* the owner + each handshake thread */
+    unsigned handshakes, conns; /* conns: handshakes + relays */
+    unsigned logged;
+    rf_net_dest *dests;
+    size_t n_dests;
+    bool dests_truncated;
+    uint64_t allowed_total, blocked_total, failed_total, up_total, down_total;
+    uint64_t published_total;
+    rf_net_relay *relay_list; /* owned by the loop thread */
+};
+
+/* handshake.c: a detached thread per accepted client. */
+typedef struct rf_net_client {
+    rf_net_proxy *proxy;
+    int fd;
+    const rf_net_listener *via;
+} rf_net_client;
+void *rf_net_handshake_main(void *arg);
+
+/* proxy.c: statistics and log, under the lock. Returns the dest index or
+ * (size_t)-1 when the table is full. */
+size_t rf_net_note(rf_net_proxy *p, const char *host, uint16_t port, const char *reason);
+void rf_net_note_failed(rf_net_proxy *p);
+void rf_net_add_bytes(rf_net_proxy *p, size_t dest, uint64_t up, uint64_t down);
+void rf_net_unref(rf_net_proxy *p);
+
+/* relay.c: owned by the loop thread once handed off. `first_up` is sent
+ * upstream before anything else (a rewritten HTTP head, pipelined bytes). */
+rf_net_relay *rf_net_relay_new(int client, int upstream, size_t dest, const char *first_up, size_t first_len);
+void rf_net_relay_free(rf_net_relay *r);
+int rf_net_relay_add(rf_net_proxy *p, rf_net_relay *r);
+void rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events);
+void rf_net_relay_sweep(rf_net_proxy *p, bool all);

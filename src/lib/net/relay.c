@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Bytes both ways between a sandboxed client and its upstream, for every
+ * connection of a sandbox in one epoll loop. Memory stays bounded: each
+ * read goes through one shared buffer and straight out; only what the
+ * receiver did not take is kept (at most one read's worth per direction),
+ * and the sender is not read again until that is gone. */
+#include "net/proxy-internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RELAY_CHUNK 65536
+#define READS_PER_EVENT 8 /* then let the other connections have a turn */
+
+typedef struct half {
+    char *pending; /* what `to` did not take yet */
+    size_t len, off;
+    bool eof;      /* `from` has nothing more to say */
+    bool shut;     /* ...and `to` was told (shutdown SHUT_WR) */
+} half;
+
+struct rf_net_relay {
+    rf_net_tag tag[2];
+    int fd[2];          /* 0: client (sandbox), 1: upstream */
+    half dir[2];        /* dir[s]: bytes read from fd[s], written to fd[1-s] */
+    uint32_t want[2];   /* the events registered for fd[s] */
+    size_t dest;
+    uint64_t bytes[2];  /* dir[0]: up, dir[1]: down */
+    time_t last;
+    rf_net_relay *prev, *next;
+};
+
+static time_t now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec;
+}
+
+rf_net_relay *rf_net_relay_new(int client, int upstream, size_t dest, const char *first_up, size_t first_len)
+{
+    rf_net_relay *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->fd[0] = client;
+    r->fd[1] = upstream;
+    r->dest = dest;
+    r->last = now();
+    for (int s = 0; s < 2; s++)
+        r->tag[s] = (rf_net_tag){ .kind = RF_NET_TAG_RELAY, .side = s, .obj = r };
+    if (first_len) {
+        r->dir[0].pending = malloc(first_len);
+        if (!r->dir[0].pending) {
+            free(r);
+            return NULL;
+        }
+        memcpy(r->dir[0].pending, first_up, first_len);
+        r->dir[0].len = first_len;
+    }
+    return r;
+}
+
+void rf_net_relay_free(rf_net_relay *r)
+{
+    if (!r)
+        return;
+    for (int s = 0; s < 2; s++) {
+        if (r->fd[s] >= 0)
+            close(r->fd[s]);
+        free(r->dir[s].pending);
+    }
+    free(r);
+}
+
+/* Each fd: readable while its direction has nothing pending and is open;
+ * writable while the other direction has something pending for it. */
+static uint32_t interest(const rf_net_relay *r, int s)
+{
+    uint32_t ev = 0;
+    if (!r->dir[s].eof && r->dir[s].len == 0)
+        ev |= EPOLLIN;
+    if (r->dir[1 - s].len > 0)
+        ev |= EPOLLOUT;
+    return ev;
+}
+
+static int update(rf_net_proxy *p, rf_net_relay *r)
+{
+    for (int s = 0; s < 2; s++) {
+        uint32_t ev = interest(r, s);
+        if (ev == r->want[s])
+            continue;
+        struct epoll_event e = { .events = ev, .data.ptr = &r->tag[s] };
+        if (epoll_ctl(p->epfd, EPOLL_CTL_MOD, r->fd[s], &e) < 0)
+            return -1;
+        r->want[s] = ev;
+    }
+    return 0;
+}
+
+int rf_net_relay_add(rf_net_proxy *p, rf_net_relay *r)
+{
+    for (int s = 0; s < 2; s++) {
+        r->want[s] = interest(r, s);
+        struct epoll_event e = { .events = r->want[s], .data.ptr = &r->tag[s] };
+        if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, r->fd[s], &e) < 0)
+            return -1;
+    }
+    r->next = p->relay_list;
+    if (r->next)
+        r->next->prev = r;
+    p->relay_list = r;
+    return 0;
+}
+
+static void relay_close(rf_net_proxy *p, rf_net_relay *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        p->relay_list = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    rf_net_add_bytes(p, r->dest, r->bytes[0], r->bytes[1]);
+    pthread_mutex_lock(&p->lock);
+    p->conns--;
+    pthread_mutex_unlock(&p->lock);
+    rf_net_relay_free(r); /* closing the fds removes them from epoll */
+}
+
+/* Write what is pending in direction d. 0: all gone; 1: some left; -1: error. */
+static int flush(rf_net_relay *r, int d)
+{
+    half *h = &r->dir[d];
+    while (h->off < h->len) {
+        ssize_t n = send(r->fd[1 - d], h->pending + h->off, h->len - h->off, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno == EAGAIN ? 1 : -1;
+        h->off += (size_t)n;
+        r->bytes[d] += (uint64_t)n;
+    }
+    free(h->pending);
+    h->pending = NULL;
+    h->len = h->off = 0;
+    return 0;
+}
+
+static int keep(half *h, const char *data, size_t len)
+{
+    h->pending = malloc(len);
+    if (!h->pending)
+        return -1;
+    memcpy(h->pending, data, len);
+    h->len = len;
+    h->off = 0;
+    return 1;
+}
+
+/* Read from fd[d] and write to fd[1-d] until either would block. */
+static int pump(rf_net_relay *r, int d)
+{
+    static __thread char chunk[RELAY_CHUNK];
+    half *h = &r->dir[d];
+    for (int i = 0; i < READS_PER_EVENT && !h->eof && h->len == 0; i++) {
+        ssize_t n = recv(r->fd[d], chunk, sizeof chunk, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno == EAGAIN ? 0 : -1;
+        if (n == 0) {
+            h->eof = true;
+            break;
+        }
+        ssize_t w = send(r->fd[1 - d], chunk, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && errno != EAGAIN && errno != EINTR)
+            return -1;
+        if (w < 0)
+            w = 0;
+        r->bytes[d] += (uint64_t)w;
+        if (w < n && keep(h, chunk + w, (size_t)(n - w)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Half-close the receiver once a sender is done and its bytes delivered;
+ * the relay ends when both directions have. */
+static bool finish_halves(rf_net_relay *r)
+{
+    for (int d = 0; d < 2; d++)
+        if (r->dir[d].eof && r->dir[d].len == 0 && !r->dir[d].shut) {
+            shutdown(r->fd[1 - d], SHUT_WR);
+            r->dir[d].shut = true;
+        }
+    return r->dir[0].shut && r->dir[1].shut;
+}
+
+void rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events)
+{
+    rf_net_tag *t = tag;
+    rf_net_relay *r = t->obj;
+    int s = t->side;
+    int rc = 0;
+    r->last = now();
+    if (events & EPOLLOUT)
+        rc = flush(r, 1 - s);
+    if (rc >= 0 && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+        rc = pump(r, s);
+    if (rc >= 0 && (events & EPOLLERR) && !(events & EPOLLIN))
+        rc = -1;
+    if (rc < 0 || finish_halves(r) || update(p, r) < 0)
+        relay_close(p, r);
+}
+
+/* Close relays idle for too long (or all of them, when stopping). */
+void rf_net_relay_sweep(rf_net_proxy *p, bool all)
+{
+    time_t t = now();
+    rf_net_relay *next;
+    for (rf_net_relay *r = p->relay_list; r; r = next) {
+        next = r->next;
+        if (all || t - r->last > RF_NET_IDLE_S)
+            relay_close(p, r);
+    }
+}
