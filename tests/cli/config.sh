@@ -10,7 +10,7 @@ ws_real=$(realpath "$WS")
 
 expect_exit 0 "config with no files" rf config
 contains "workspace is the cwd" "$OUT" "\"workspace\": \"$ws_real\""
-contains "network none by default" "$OUT" '"network": "none"'
+contains "network none by default" "$OUT" '"mode": "none"'
 
 expect_exit 0 "config --explain" rf config --explain
 contains "explain has sources" "$OUT" '"sources"'
@@ -20,11 +20,11 @@ cat >"$SCRATCH/net.json" <<'J'
 { "network": "host", "limits": { "memory": "64M" } }
 J
 expect_exit 0 "--config FILE" rf config --config "$SCRATCH/net.json" --explain
-contains "file value applies" "$OUT" '"network": "host"'
-contains "explain names the file" "$OUT" "\"network\": \"$SCRATCH/net.json\""
+contains "file value applies" "$OUT" '"mode": "host"'
+contains "explain names the file" "$OUT" "\"network.mode\": \"$SCRATCH/net.json\""
 
 expect_exit 0 "command line over --config" rf config --config "$SCRATCH/net.json" --network none
-contains "flag wins" "$OUT" '"network": "none"'
+contains "flag wins" "$OUT" '"mode": "none"'
 
 printf 'network: none\nexpose:\n  - source: /usr\n   mode: ro\n' >"$SCRATCH/bad.yaml"
 expect_exit 125 "malformed YAML" rf config --config "$SCRATCH/bad.yaml"
@@ -55,7 +55,7 @@ expect_exit 125 "workspace file may not turn the network on" rf config
 contains "refusal names the key" "$ERR" "network"
 contains "refusal names the fix" "$ERR" "--trust-workspace-config"
 expect_exit 0 "--trust-workspace-config allows it" rf config --trust-workspace-config
-contains "trusted value applies" "$OUT" '"network": "host"'
+contains "trusted value applies" "$OUT" '"mode": "host"'
 echo '{ "limits": { "pids": 10 }, "tools": { "disabled": ["exec"] } }' >"$WS/.ringfence.json"
 expect_exit 0 "workspace file may tighten" rf config
 contains "tightened value applies" "$OUT" '"pids": 10'
@@ -68,7 +68,7 @@ rm -f "$WS/.ringfence.json"
 
 expect_exit 0 "RINGFENCE_* variables" env RINGFENCE_NETWORK=host \
     RINGFENCE_AGENTS_DEFAULTS_RESTRICT_TO_WORKSPACE=false "$RINGFENCE" config
-contains "RINGFENCE_NETWORK" "$OUT" '"network": "host"'
+contains "RINGFENCE_NETWORK" "$OUT" '"mode": "host"'
 contains "RINGFENCE_AGENTS_DEFAULTS_RESTRICT_TO_WORKSPACE" "$OUT" '"restrict_to_workspace": false'
 expect_exit 125 "typo in a RINGFENCE_ variable" env RINGFENCE_NETWROK=host "$RINGFENCE" config
 contains "names the variable" "$ERR" "RINGFENCE_NETWROK"
@@ -98,7 +98,7 @@ if [ -r "$ex/ringfence.yaml" ]; then
     contains "picoclaw workspace" "$OUT" "$SCRATCH/home/.picoclaw/workspace"
     expect_exit 0 "examples/mitto-settings.yaml" env HOME="$SCRATCH/home" "$RINGFENCE" config \
         --config "$ex/mitto-settings.yaml" --agent claude-code
-    contains "Mitto agent networking" "$OUT" '"network": "host"'
+    contains "Mitto agent networking" "$OUT" '"mode": "host"'
 else
     skip "examples" "source tree not readable"
 fi

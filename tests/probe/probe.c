@@ -3,7 +3,7 @@
  * one crossing per call and reports the outcome. Exit 0 and "ok" when the
  * action SUCCEEDED (the boundary did not hold), exit 1 and "denied: <errno
  * name>" when it failed, exit 2 on bad usage. Tests assert on both.
- * Actions: read, write PATH; connect-tcp, udp-send HOST PORT; connect-unix
+ * Actions: read, write PATH; connect-tcp, bind-tcp, udp-send HOST PORT; connect-unix
  * PATH; connect-abstract NAME; ipc shm|msg KEY; tiocsti; unshare-user;
  * mount-tmpfs DIR; setuid-root; status; fd N; kill PID; sethostname NAME.
  * `rf-probe syscall NAME` tries one syscall the seccomp profiles filter
@@ -85,6 +85,21 @@ static int do_connect_tcp(const char *host, const char *port)
     struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)) };
     inet_pton(AF_INET, host, &sa.sin_addr);
     return probe_result(connect(s, (struct sockaddr *)&sa, sizeof sa));
+}
+
+/* Take a TCP port (with SO_REUSEADDR and SO_REUSEPORT, the ways to share
+ * one): "ok" means the port was free to take. */
+static int do_bind_tcp(const char *host, const char *port)
+{
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return probe_result(-1);
+    int one = 1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)) };
+    inet_pton(AF_INET, host, &sa.sin_addr);
+    return probe_result(bind(s, (struct sockaddr *)&sa, sizeof sa) < 0 ? -1 : listen(s, 1));
 }
 
 static int do_connect_abstract(const char *name)
@@ -568,6 +583,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(a, "read")) return do_read(x);
     if (!strcmp(a, "write")) return do_write(x);
     if (!strcmp(a, "connect-tcp")) return do_connect_tcp(x, y);
+    if (!strcmp(a, "bind-tcp")) return do_bind_tcp(x, y);
     if (!strcmp(a, "connect-abstract")) return do_connect_abstract(x);
     if (!strcmp(a, "connect-unix")) return do_connect_unix(x);
     if (!strcmp(a, "udp-send")) return do_udp_send(x, y);

@@ -432,7 +432,7 @@ static void test_order_and_env(void)
     like(json_string_value(json_object_get(s, "limits.pids")), "etc/config.json", "explain: system file");
     like(json_string_value(json_object_get(s, "limits.timeout")), "(agents.defaults)", "explain: agent section");
     like(json_string_value(json_object_get(s, "limits.kill_grace")), "environment", "explain: environment");
-    is_str(json_string_value(json_object_get(s, "network")), "command line", "explain: command line");
+    is_str(json_string_value(json_object_get(s, "network.mode")), "command line", "explain: command line");
     is_str(json_string_value(json_object_get(s, "landlock")), "default", "explain: default");
     json_decref(j);
     free(ex);

@@ -69,7 +69,7 @@ static void test_defaults(void)
     is_int(p->limits.kill_grace_s, 2, "kill grace defaults to 2");
     is_str(p->protected_paths[0], ".git/hooks", "protected .git/hooks by default");
     char *json = rf_policy_to_json(p);
-    like(json, "\"network\": \"none\"", "to_json has network");
+    like(json, "\"network\": {\n    \"mode\": \"none\"", "to_json has network");
     free(json);
     rf_policy_free(p);
 }

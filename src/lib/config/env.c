@@ -48,7 +48,7 @@ int rf_config_add_env(rf_config *cfg, char *const *envp, rf_error **err)
         _cleanup_free_ char *origin = NULL;
         if (asprintf(&origin, "environment variable %s", name) < 0 ||
             rf_schema_env_set(one, name + strlen(PREFIX), eq + 1, origin, err) < 0 ||
-            rf_schema_check(one, origin, err) < 0 ||
+            (rf_config_normalise_network(one), rf_schema_check(one, origin, err) < 0) ||
             json_object_update_recursive(layer, one) < 0) {
             json_decref(one);
             json_decref(layer);

@@ -11,7 +11,7 @@
 
 /* Limits that keep a hostile sandbox from exhausting the host. */
 #define RF_NET_MAX_CONNS 1024       /* open relays + handshakes per sandbox */
-#define RF_NET_MAX_HANDSHAKES 64    /* threads resolving/connecting at once */
+#define RF_NET_MAX_HANDSHAKES 256   /* threads reading a request, resolving, connecting */
 #define RF_NET_HANDSHAKE_S 10       /* to send the request head, to connect */
 #define RF_NET_IDLE_S 600           /* a relay with no byte either way */
 #define RF_NET_MAX_DESTS 256        /* distinct destinations in the report */

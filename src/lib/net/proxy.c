@@ -28,8 +28,10 @@ static void log_blocked(rf_net_proxy *p, const char *host, uint16_t port, const 
     char line[512];
     int n = ++p->logged > RF_NET_MAX_LOG_LINES
                 ? snprintf(line, sizeof line, "ringfence: network: more blocked attempts; see the status JSON\n")
-                : snprintf(line, sizeof line, "ringfence: network: blocked connect to %s:%u (%s)\n", host,
-                           (unsigned)port, reason);
+                : port == 0 ? snprintf(line, sizeof line, "ringfence: network: refused a connection to %s (%s)\n",
+                                       host, reason)
+                            : snprintf(line, sizeof line, "ringfence: network: blocked connect to %s:%u (%s)\n",
+                                       host, (unsigned)port, reason);
     if (n > 0 && write(p->log_fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) {
         /* nowhere left to say it */
     }
@@ -143,7 +145,7 @@ static void accept_clients(rf_net_proxy *p, rf_net_listener *l)
         bool full = p->conns >= RF_NET_MAX_CONNS;
         if (full) {
             p->blocked_total++;
-            log_blocked(p, l->publish ? l->label : "proxy", 0, "too many connections");
+            log_blocked(p, l->publish ? l->label : "the proxy", 0, "too many connections, at most 1024");
         } else {
             p->conns++;
             p->handshakes++;

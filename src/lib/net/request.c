@@ -160,14 +160,16 @@ static size_t head_length(const char *buf, size_t len)
 rf_net_parse_result rf_net_parse_http(const char *buf, size_t len, rf_net_request *out)
 {
     memset(out, 0, sizeof *out);
+    /* A bare LF is refused as soon as it arrives: such a head would never
+     * end with CRLF CRLF, and the client would wait for the deadline. */
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] == '\n' && (i == 0 || buf[i - 1] != '\r'))
+            return bad(out, 400, "bare LF in the request head");
     size_t head = head_length(buf, len);
     if (!head)
         return len >= RF_NET_HEAD_MAX ? bad(out, 431, "request head too large") : RF_NET_PARSE_MORE;
     if (memchr(buf, '\0', head))
         return bad(out, 400, "NUL byte in the request head");
-    for (size_t i = 0; i < head; i++)
-        if (buf[i] == '\n' && (i == 0 || buf[i - 1] != '\r'))
-            return bad(out, 400, "bare LF in the request head");
     const char *line_end = memchr(buf, '\n', head) + 1;
     const char *sp1 = memchr(buf, ' ', (size_t)(line_end - buf));
     if (!sp1 || sp1 == buf)

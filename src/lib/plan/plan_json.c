@@ -127,7 +127,9 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     json_object_set_new(o, "backend_reason", plan->backend_reason ? json_string(plan->backend_reason) : json_null());
     json_object_set_new(o, "cannot", strv_json(plan->cannot));
     json_object_set_new(o, "namespaces", namespaces_json(plan));
-    json_object_set_new(o, "network", rf_net_policy_json(plan->network, &plan->net));
+    json_object_set_new(o, "network", json_string(rf_net_mode_name(plan->network)));
+    if (plan->network == RF_NET_ALLOWLIST)
+        json_object_set_new(o, "egress", rf_net_policy_json(plan->network, &plan->net));
     json_object_set_new(o, "hostname", plan->hostname ? json_string(plan->hostname) : json_null());
     json_object_set_new(o, "identity", identity_json(plan));
     json_object_set_new(o, "argv", strv_json(plan->argv));
