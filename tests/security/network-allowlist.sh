@@ -156,6 +156,12 @@ expect_exit 0 "no descriptor of the proxy leaks into the sandbox" \
     net_run -- sh -c 'ls -l /proc/self/fd | grep -c socket || true'
 contains "no socket among the command's descriptors" "$OUT" 0
 
+# ── The sandbox's init stays idle (it once spun on the closed socket channel) ──
+expect_exit 0 "init uses no CPU while the command sleeps" \
+    net_run -- sh -c 'sleep 1; cat /proc/1/stat'
+ticks=$(awk '{print $14 + $15}' <<<"$OUT")
+check "init's CPU time after 1 s is under 0.1 s ($ticks ticks)" test "${ticks:-999}" -lt 10
+
 # ── Hostile clients ──
 expect_exit 0 "garbage instead of a request gets 400 and the proxy keeps serving" \
     net_run -- sh -c "printf 'GARBAGE\r\n\r\n' | $PY -c 'import socket,sys; s=socket.create_connection((\"127.0.0.1\",3128)); s.sendall(sys.stdin.buffer.read()); print(s.recv(100))'; curl -fsS http://allowed.test:$HTTP/hello.txt"

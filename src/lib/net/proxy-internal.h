@@ -17,6 +17,7 @@
 #define RF_NET_MAX_DESTS 256        /* distinct destinations in the report */
 #define RF_NET_MAX_LOG_LINES 50     /* blocked lines on the log fd */
 #define RF_NET_MAX_PUBLISH 16
+#define RF_NET_RELAY_CHUNK (256 * 1024) /* one peek of the relay loop */
 
 typedef struct rf_net_dest {
     char *host;
@@ -69,6 +70,7 @@ struct rf_net_proxy {
     uint64_t allowed_total, blocked_total, failed_total, up_total, down_total;
     uint64_t published_total;
     rf_net_relay *relay_list; /* owned by the loop thread */
+    char *chunk;              /* the loop thread's peek buffer */
 };
 
 /* handshake.c: a detached thread per accepted client. */

@@ -99,6 +99,7 @@ static void proxy_destroy(rf_net_proxy *p)
     for (size_t i = 0; i < p->n_dests; i++)
         free(p->dests[i].host);
     free(p->dests);
+    free(p->chunk);
     rf_net_rules_clear(&p->rules);
     pthread_mutex_destroy(&p->lock);
     pthread_mutex_destroy(&p->chan_lock);
@@ -257,7 +258,8 @@ static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error
     p->refs = 1;
     pthread_mutex_init(&p->lock, NULL);
     p->dests = calloc(RF_NET_MAX_DESTS, sizeof *p->dests);
-    if (!p->dests || rf_net_rules_build(policy, &p->rules) < 0) {
+    p->chunk = malloc(RF_NET_RELAY_CHUNK);
+    if (!p->dests || !p->chunk || rf_net_rules_build(policy, &p->rules) < 0) {
         rf_error_set(err, errno ? errno : ENOMEM, "network: the allowlist");
         proxy_destroy(p);
         return NULL;

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Bytes both ways between a sandboxed client and its upstream, for every
- * connection of a sandbox in one epoll loop. Memory stays bounded: each
- * read goes through one shared buffer and straight out; only what the
- * receiver did not take is kept (at most one read's worth per direction),
- * and the sender is not read again until that is gone. */
+ * connection of a sandbox in one epoll loop. No buffer of ours holds a
+ * relay's bytes: each chunk is peeked from the sender's socket into one
+ * shared buffer, sent, and only what the receiver took is then consumed.
+ * What the receiver cannot take yet stays in the sender's socket, whose
+ * window then closes: a slow or stalled peer costs kernel socket buffers
+ * (bounded by the kernel), never the supervisor's memory. */
 #include "net/proxy-internal.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -14,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RELAY_CHUNK 65536
 #define READS_PER_EVENT 8 /* then let the other connections have a turn */
 
 typedef struct half {
-    char *pending; /* what `to` did not take yet */
+    char *pending; /* the first bytes (a rewritten HTTP head), until sent */
     size_t len, off;
+    bool blocked;  /* `to` took nothing last time: wait until it is writable */
     bool eof;      /* `from` has nothing more to say */
     bool shut;     /* ...and `to` was told (shutdown SHUT_WR) */
 } half;
@@ -49,6 +53,10 @@ rf_net_relay *rf_net_relay_new(int client, int upstream, size_t dest, const char
         return NULL;
     r->fd[0] = client;
     r->fd[1] = upstream;
+    /* A relay must not add Nagle's wait to what the endpoints chose. */
+    int one = 1;
+    setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     r->dest = dest;
     r->last = now();
     for (int s = 0; s < 2; s++)
@@ -77,14 +85,19 @@ void rf_net_relay_free(rf_net_relay *r)
     free(r);
 }
 
-/* Each fd: readable while its direction has nothing pending and is open;
- * writable while the other direction has something pending for it. */
+static bool waiting(const half *h)
+{
+    return h->len > 0 || h->blocked;
+}
+
+/* Each fd: readable while its direction is open and not waiting for the
+ * receiver; writable while the other direction waits for it. */
 static uint32_t interest(const rf_net_relay *r, int s)
 {
     uint32_t ev = 0;
-    if (!r->dir[s].eof && r->dir[s].len == 0)
+    if (!r->dir[s].eof && !waiting(&r->dir[s]))
         ev |= EPOLLIN;
-    if (r->dir[1 - s].len > 0)
+    if (waiting(&r->dir[1 - s]))
         ev |= EPOLLOUT;
     return ev;
 }
@@ -137,6 +150,7 @@ static void relay_close(rf_net_proxy *p, rf_net_relay *r)
 static int flush(rf_net_relay *r, int d)
 {
     half *h = &r->dir[d];
+    h->blocked = false; /* writable again: the next pump tries */
     while (h->off < h->len) {
         ssize_t n = send(r->fd[1 - d], h->pending + h->off, h->len - h->off, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR)
@@ -152,24 +166,13 @@ static int flush(rf_net_relay *r, int d)
     return 0;
 }
 
-static int keep(half *h, const char *data, size_t len)
+/* Peek from fd[d], send to fd[1-d], consume what was sent; until either
+ * would block. */
+static int pump(rf_net_proxy *p, rf_net_relay *r, int d)
 {
-    h->pending = malloc(len);
-    if (!h->pending)
-        return -1;
-    memcpy(h->pending, data, len);
-    h->len = len;
-    h->off = 0;
-    return 1;
-}
-
-/* Read from fd[d] and write to fd[1-d] until either would block. */
-static int pump(rf_net_relay *r, int d)
-{
-    static __thread char chunk[RELAY_CHUNK];
     half *h = &r->dir[d];
-    for (int i = 0; i < READS_PER_EVENT && !h->eof && h->len == 0; i++) {
-        ssize_t n = recv(r->fd[d], chunk, sizeof chunk, 0);
+    for (int i = 0; i < READS_PER_EVENT && !h->eof && !waiting(h); i++) {
+        ssize_t n = recv(r->fd[d], p->chunk, RF_NET_RELAY_CHUNK, MSG_PEEK);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -178,14 +181,22 @@ static int pump(rf_net_relay *r, int d)
             h->eof = true;
             break;
         }
-        ssize_t w = send(r->fd[1 - d], chunk, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w < 0 && errno != EAGAIN && errno != EINTR)
+        ssize_t w;
+        do
+            w = send(r->fd[1 - d], p->chunk, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        while (w < 0 && errno == EINTR);
+        if (w < 0 && errno != EAGAIN)
             return -1;
-        if (w < 0)
-            w = 0;
+        if (w <= 0) {
+            h->blocked = true;
+            break;
+        }
+        /* Consume exactly what was sent (MSG_TRUNC: discard, no copy). */
+        if (recv(r->fd[d], NULL, (size_t)w, MSG_TRUNC) != w)
+            return -1;
         r->bytes[d] += (uint64_t)w;
-        if (w < n && keep(h, chunk + w, (size_t)(n - w)) < 0)
-            return -1;
+        if (w < n)
+            h->blocked = true;
     }
     return 0;
 }
@@ -195,7 +206,7 @@ static int pump(rf_net_relay *r, int d)
 static bool finish_halves(rf_net_relay *r)
 {
     for (int d = 0; d < 2; d++)
-        if (r->dir[d].eof && r->dir[d].len == 0 && !r->dir[d].shut) {
+        if (r->dir[d].eof && !waiting(&r->dir[d]) && !r->dir[d].shut) {
             shutdown(r->fd[1 - d], SHUT_WR);
             r->dir[d].shut = true;
         }
@@ -212,7 +223,7 @@ void rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events)
     if (events & EPOLLOUT)
         rc = flush(r, 1 - s);
     if (rc >= 0 && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-        rc = pump(r, s);
+        rc = pump(p, r, s);
     if (rc >= 0 && (events & EPOLLERR) && !(events & EPOLLIN))
         rc = -1;
     if (rc < 0 || finish_halves(r) || update(p, r) < 0)

@@ -128,10 +128,10 @@ _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops)
             handle_signal(&s, sfd);
         if (sock >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
             handle_message(&s);
-        if (p[2].revents & POLLIN)
-            rf_net_serve_socket_request(socket_chan);
-        else if (p[2].revents & (POLLHUP | POLLERR))
-            socket_chan = -1; /* the caller is gone; the report channel says so too */
+        /* Closed: the caller needs no more sockets (or is gone, which the
+         * report channel says too). Stop watching, or poll would spin. */
+        if (p[2].revents && ((p[2].revents & POLLIN) ? rf_net_serve_socket_request(socket_chan) < 0 : true))
+            socket_chan = -1;
     }
     /* What the command left running dies with it, as in a pid namespace. */
     if (ops)

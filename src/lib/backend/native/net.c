@@ -54,16 +54,20 @@ int rf_net_send_proxy_listener(int chan, rf_setup_fail *f)
 
 /* init, for --publish: each request on `chan` gets a fresh TCP socket of
  * this namespace, with which the caller connects to the sandbox's server. */
-void rf_net_serve_socket_request(int chan)
+int rf_net_serve_socket_request(int chan)
 {
     char byte;
-    if (recv(chan, &byte, 1, MSG_DONTWAIT) != 1)
-        return;
+    ssize_t n = recv(chan, &byte, 1, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+        return -1; /* the caller closed it (no --publish, or it is gone) */
+    if (n != 1)
+        return 0;
     int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0) {
         send(chan, "E", 1, MSG_NOSIGNAL); /* no descriptor: the caller sees a failure */
-        return;
+        return 0;
     }
     rf_msg_send_fd(chan, s);
     close(s);
+    return 0;
 }

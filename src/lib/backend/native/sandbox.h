@@ -54,7 +54,7 @@ int rf_limits_apply(const rf_limits *limits, const rf_limits_report *how, rf_set
  * (init) answer the caller's requests for sockets of this namespace. */
 int rf_net_loopback_up(rf_setup_fail *f);
 int rf_net_send_proxy_listener(int chan, rf_setup_fail *f);
-void rf_net_serve_socket_request(int chan);
+int rf_net_serve_socket_request(int chan); /* -1: channel closed */
 
 /* userns.c */
 int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host,
