@@ -161,15 +161,18 @@ RF_EXPORT int rf_run(const rf_plan *plan, const rf_stdio *stdio, rf_status *out,
 /* ── Config files: formats, the standard stack, explain ─────────────── */
 /* Configuration file formats. AUTO detects by content: Mitto settings have
  * restricted_runner(s)/acp_servers, picoclaw config.json has isolation,
- * agents.agents, providers, ...; anything else is ringfence's own. JSON or
+ * agents.agents, providers, ...; sandbox-runtime settings have
+ * network.allowedDomains or filesystem.denyRead/allowWrite/denyWrite;
+ * anything else is ringfence's own. JSON or
  * YAML is chosen by extension (.json/.yaml/.yml), else by content. */
 typedef enum rf_config_format {
     RF_CONFIG_FORMAT_AUTO = 0,
     RF_CONFIG_FORMAT_RINGFENCE,
     RF_CONFIG_FORMAT_PICOCLAW,
     RF_CONFIG_FORMAT_MITTO,
+    RF_CONFIG_FORMAT_SRT, /* Anthropic sandbox-runtime's settings file */
 } rf_config_format;
-/* "ringfence", "picoclaw", "mitto" (or "auto") → format; -1 if unknown. */
+/* "ringfence", "picoclaw", "mitto", "srt" (or "auto") → format; -1 if unknown. */
 RF_EXPORT int rf_config_format_parse(const char *name);
 /* Add the layer(s) of one file (JSON or YAML, at most 1 MiB), detecting
  * its format by content. Errors in a file say file:line:column. */

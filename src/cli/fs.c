@@ -47,7 +47,7 @@ static const struct fs_opt {
     { "config", "FILE", "read a config file (JSON or YAML); repeatable", OPT_CONFIG },
     { "no-config", NULL, "ignore all config files; built-in defaults and flags only", OPT_NO_CONFIG },
     { "agent", "NAME", "apply this agent's section of the config (its tools.disabled too)", OPT_AGENT },
-    { "config-format", "FMT", "ringfence, picoclaw or mitto (default: detect)", OPT_CONFIG_FORMAT },
+    { "config-format", "FMT", "ringfence, picoclaw, mitto or srt (sandbox-runtime; default: detect)", OPT_CONFIG_FORMAT },
     { "runner", "TYPE", "Mitto runner type whose restrictions apply", OPT_RUNNER },
     { "trust-workspace-config", NULL, "let the workspace's .ringfence.* loosen the policy", OPT_TRUST_WS },
     { "help", NULL, "show this help", OPT_HELP, 'h' },

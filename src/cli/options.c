@@ -77,7 +77,7 @@ static const struct rf_option {
     { "config", required_argument, OPT_CONFIG, "FILE", "read a config file (JSON or YAML); repeatable" },
     { "no-config", no_argument, OPT_NO_CONFIG, NULL, "ignore all config files; built-in defaults and flags only" },
     { "agent", required_argument, OPT_AGENT, "NAME", "apply this agent's section of the config" },
-    { "config-format", required_argument, OPT_CONFIG_FORMAT, "FMT", "ringfence, picoclaw or mitto (default: detect)" },
+    { "config-format", required_argument, OPT_CONFIG_FORMAT, "FMT", "ringfence, picoclaw, mitto or srt (sandbox-runtime; default: detect)" },
     { "runner", required_argument, OPT_RUNNER, "TYPE", "Mitto runner type whose restrictions apply" },
     { "trust-workspace-config", no_argument, OPT_TRUST_WS, NULL,
       "let the workspace's .ringfence.* loosen the policy (by default it may only tighten)" },

@@ -38,7 +38,7 @@ rf_config *rf_cli_load_config(const rf_cli_opts *o, int *exit_code)
     if (o->config_format) {
         int f = rf_config_format_parse(o->config_format);
         if (f < 0) {
-            *exit_code = rf_cli_usage_error(NULL, "--config-format %s: expected ringfence, picoclaw or mitto",
+            *exit_code = rf_cli_usage_error(NULL, "--config-format %s: expected ringfence, picoclaw, mitto or srt",
                                             o->config_format);
             return NULL;
         }

@@ -102,3 +102,20 @@ if [ -r "$ex/ringfence.yaml" ]; then
 else
     skip "examples" "source tree not readable"
 fi
+
+# sandbox-runtime's settings file (network.allowedDomains ...), detected.
+cat >"$SCRATCH/srt.json" <<'JSON'
+{"network": {"allowedDomains": ["registry.npmjs.org", "*.github.com"], "deniedDomains": ["gist.github.com"],
+             "allowLocalBinding": true},
+ "filesystem": {"denyRead": ["~/.aws"], "allowWrite": ["."], "denyWrite": [".env"]}}
+JSON
+expect_exit 0 "sandbox-runtime settings are read" rf config --config "$SCRATCH/srt.json"
+contains "allowedDomains become the allowlist" "$OUT" '"mode": "allowlist"'
+contains "the names are kept" "$OUT" '"*.github.com"'
+contains "deniedDomains become deny_domains" "$OUT" '"gist.github.com"'
+contains "denyRead becomes deny_paths" "$OUT" "/.aws\""
+contains "denyWrite becomes a protected path" "$OUT" '".env"'
+contains "unused settings are named" "$ERR" "network.allowLocalBinding is not used"
+echo '{"network": {"allowedDomains": "github.com"}}' >"$SCRATCH/srt-bad.json"
+expect_exit 125 "a malformed sandbox-runtime list is an error" rf config --config "$SCRATCH/srt-bad.json"
+contains "it names the key" "$ERR" "network.allowedDomains"

@@ -81,6 +81,7 @@ int rf_config_load_text(rf_config *cfg, const char *path, const char *text, size
                         rf_config_format format, unsigned flags, rf_error **err);
 int rf_compat_picoclaw(rf_config *cfg, const char *origin, const json_t *root, unsigned flags,
                        rf_error **err);
+int rf_compat_srt(rf_config *cfg, const char *origin, const json_t *root, unsigned flags, rf_error **err);
 int rf_compat_mitto(rf_config *cfg, const char *origin, const json_t *root, unsigned flags,
                     rf_error **err);
 /* The RINGFENCE_* variables of envp as one layer (none: no layer). */

@@ -14,7 +14,7 @@
 
 RF_EXPORT int rf_config_format_parse(const char *name)
 {
-    static const char *const names[] = { "auto", "ringfence", "picoclaw", "mitto", NULL };
+    static const char *const names[] = { "auto", "ringfence", "picoclaw", "mitto", "srt", NULL };
     for (int i = 0; name && names[i]; i++)
         if (!strcmp(name, names[i]))
             return i;
@@ -116,6 +116,15 @@ static bool looks_picoclaw(const json_t *root)
     return has_key(def, "model") || has_key(def, "max_tokens") || has_key(def, "provider");
 }
 
+/* sandbox-runtime's camelCase keys, which ringfence's schema never uses. */
+static bool looks_srt(const json_t *root)
+{
+    const json_t *net = json_object_get(root, "network"), *fs = json_object_get(root, "filesystem");
+    return has_key(net, "allowedDomains") || has_key(net, "deniedDomains") || has_key(net, "allowUnixSockets") ||
+           has_key(fs, "denyRead") || has_key(fs, "allowWrite") || has_key(fs, "denyWrite") ||
+           has_key(root, "ignoreViolations") || has_key(root, "enableWeakerNestedSandbox");
+}
+
 static rf_config_format detect(const json_t *root)
 {
     if (has_key(root, "restricted_runners") || has_key(root, "restricted_runner") ||
@@ -123,6 +132,8 @@ static rf_config_format detect(const json_t *root)
         return RF_CONFIG_FORMAT_MITTO;
     if (looks_picoclaw(root))
         return RF_CONFIG_FORMAT_PICOCLAW;
+    if (looks_srt(root))
+        return RF_CONFIG_FORMAT_SRT;
     return RF_CONFIG_FORMAT_RINGFENCE;
 }
 
@@ -161,12 +172,16 @@ int rf_config_load_text(rf_config *cfg, const char *path, const char *text, size
         r = rf_compat_mitto(cfg, path, root, flags, err);
         json_decref(root);
         return r;
+    case RF_CONFIG_FORMAT_SRT:
+        r = rf_compat_srt(cfg, path, root, flags, err);
+        json_decref(root);
+        return r;
     default:
         if (rf_config_add_layer(cfg, path, root, flags, err) < 0) {
             if (err && *err && strstr(rf_error_message(*err), "unknown setting") &&
                 rf_error_hint(*err))
                 rf_error_hint_set(err, "%s (if this is a picoclaw or Mitto file, pass "
-                                       "--config-format picoclaw|mitto)", rf_error_hint(*err));
+                                       "--config-format picoclaw|mitto|srt)", rf_error_hint(*err));
             return -1;
         }
         return 0;
