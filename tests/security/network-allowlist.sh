@@ -64,6 +64,21 @@ check "git: the clone has the file" grep -q "repo-$TOKEN" "$WS/clone/README"
 expect_exit 0 "curl: SOCKS5 with the name resolved by the proxy (socks5h)" \
     net_run -- curl -fsS --socks5-hostname 127.0.0.1:3128 "http://allowed.test:$HTTP/hello.txt"
 contains "socks5h: the content arrived" "$OUT" "allowed-content-$TOKEN"
+# Node.js: fetch honours the proxy variables from 24 on (NODE_USE_ENV_PROXY,
+# set by ringfence); older versions ignore them and must fail closed.
+if command -v node >/dev/null && [ "$(command -v node)" = /usr/bin/node ]; then
+    node_major=$(node -p 'process.versions.node.split(".")[0]')
+    fetch="fetch('http://allowed.test:$HTTP/hello.txt').then(r => r.text()).then(t => console.log(t), e => { console.log('fetch-failed', e.cause ? e.cause.code : e); })"
+    expect_exit 0 "node $node_major: fetch runs inside" net_run -- node -e "$fetch"
+    if [ "$node_major" -ge 24 ]; then
+        contains "node fetch reaches the allowed name through the proxy" "$OUT" "allowed-content-$TOKEN"
+    else
+        contains "node $node_major ignores the proxy variables and reaches nothing (fail closed)" "$OUT" "fetch-failed"
+        skip "node fetch through the proxy" "node $node_major has no NODE_USE_ENV_PROXY (needs 24+)"
+    fi
+else
+    skip "node fetch" "no /usr/bin/node here"
+fi
 expect_exit 0 "a 3 MB download arrives intact" \
     net_run -- sh -c "curl -fsS http://allowed.test:$HTTP/big.bin | sha256sum"
 contains "the download's checksum matches" "$OUT" "$(sha256sum <"$www/big.bin" | cut -d' ' -f1)"

@@ -116,6 +116,7 @@ static void judge_native(judge *j, const rf_doctor_report *r)
         give(j, true, "private root with pivot_root: workspace rw, system ro, nothing else", NULL);
         give(j, true, "fresh /proc, minimal /dev, private /tmp", NULL);
         give(j, true, "no network: own network namespace with loopback", NULL);
+        give(j, true, "network allowlist: a proxy outside the sandbox is its only way out (--allow-domain)", NULL);
         give(j, true, "all capabilities dropped, no_new_privs", NULL);
     }
     common(j, r);
@@ -137,6 +138,7 @@ static void judge_landlock(judge *j, const rf_doctor_report *r)
          "network: none: UDP and other non-TCP traffic pass (no seccomp here)");
     give(j, abi >= 6, "abstract unix sockets and signals scoped to the sandbox (ABI 6+)",
          "no scoping of abstract unix sockets and signals (needs Landlock ABI 6)");
+    give(j, false, NULL, "network allowlist: refused (no network namespace to confine the command to the proxy)");
     give(j, true, "no_new_privs, capabilities dropped, root callers switched to map_root_to", NULL);
     common(j, r);
     size_t n;
