@@ -151,7 +151,11 @@ static char *instructions(const rf_mcp_server *s)
                  "stopped after %g s by default. Commands with dangerous patterns or absolute paths outside "
                  "the workspace are refused. The file tools read and write only inside the workspace; "
                  "relative paths start there.",
-                 p->workspace, p->network == RF_NET_HOST ? "the host's" : "none (loopback only)", t) < 0)
+                 p->workspace,
+                 p->network == RF_NET_HOST        ? "the host's"
+                 : p->network == RF_NET_ALLOWLIST ? "only the allowed names, through the proxy in HTTP_PROXY"
+                                                  : "none (loopback only)",
+                 t) < 0)
         return NULL;
     return text;
 }

@@ -141,7 +141,7 @@ json_t *rf_mcp_tools_list(const rf_mcp_server *s)
                                 json_pack("{s:s, s:b, s:b, s:b, s:b}", "title", t->title, "readOnlyHint",
                                           t->read_only, "destructiveHint", t->destructive, "idempotentHint",
                                           t->idempotent, "openWorldHint",
-                                          t->run == rf_mcp_tool_exec && s->policy->network == RF_NET_HOST));
+                                          t->run == rf_mcp_tool_exec && s->policy->network != RF_NET_NONE));
         json_array_append_new(list, o);
     }
     return json_pack("{s:o}", "tools", list);
