@@ -435,6 +435,44 @@ RF_EXPORT void rf_mcp_server_free(rf_mcp_server *server);
 RF_EXPORT const char *const *rf_mcp_protocol_versions(void);
 
 /* Version string, e.g. "0.1.0". */
+/* ── Instances: a home of its own for an agent, a chat, a server ──────── */
+/* On disk below the instance root (ROOT/instances/NAME, or a target of
+ * its own): config, data, state, cache, runtime, home, tmp, all 0700,
+ * owned by the instance's identity (a root caller's instances each get
+ * their own uid and gid). See docs/instances.md. */
+typedef struct rf_instance rf_instance;
+typedef struct rf_instance_options {
+    const char *target;             /* the tree's place, or NULL: ROOT/instances/NAME */
+    const char *const *credentials; /* "SRC[:DEST]": copied 0600, never linked (NULL-terminated) */
+    const char *const *copies;      /* "SRC[:DEST]": files/dirs copied, modes kept, no set-id bits */
+    bool ephemeral;                 /* removed when its last sandbox ends (delete_on_exit) */
+    const char *profile;            /* "chat" (256 MiB, 200 processes, 0.25 CPU) or NULL */
+    const char *home;               /* the caller's home, for the refused targets */
+} rf_instance_options;
+RF_EXPORT void rf_instance_options_init(rf_instance_options *opts);
+/* Create NAME (an error if it exists) and open it. */
+RF_EXPORT rf_instance *rf_instance_create(const char *root, const char *name, const rf_instance_options *opts,
+                                          rf_error **err);
+/* Open an existing instance; while open, it counts as running (rm refuses). */
+RF_EXPORT rf_instance *rf_instance_open(const char *root, const char *name, rf_error **err);
+RF_EXPORT const char *rf_instance_name(const rf_instance *in);
+RF_EXPORT const char *rf_instance_dir(const rf_instance *in);
+RF_EXPORT char *rf_instance_to_json(const rf_instance *in);
+/* Close; an ephemeral instance is removed when no other handle is open. */
+RF_EXPORT void rf_instance_close(rf_instance *in);
+/* Make the policy run in the instance: its tree as home, its identity,
+ * its profile's limits where the policy sets none. */
+RF_EXPORT int rf_policy_use_instance(rf_policy *policy, const rf_instance *in, rf_error **err);
+RF_EXPORT int rf_instance_remove(const char *root, const char *name, bool force, rf_error **err);
+RF_EXPORT char *rf_instance_list_json(const char *root, rf_error **err);
+RF_EXPORT char *rf_instance_show_json(const char *root, const char *name, rf_error **err);
+/* Finish what a crash interrupted; remove ephemeral instances nothing runs in. */
+RF_EXPORT int rf_instance_gc(const char *root, rf_error **err);
+/* The policy's instance root, and the instance it names (instance, or
+ * NULL) and whether it is ephemeral (delete_on_exit). */
+RF_EXPORT const char *rf_policy_instance_root(const rf_policy *policy);
+RF_EXPORT const char *rf_policy_instance(const rf_policy *policy, bool *ephemeral);
+
 RF_EXPORT const char *rf_version(void);
 
 #ifdef __cplusplus

@@ -119,6 +119,8 @@ int rf_cli_exec(int argc, char **argv)
     code = guard(policy, command, o.check);
     if (code != 0 || o.check)
         goto out;
+    if (rf_cli_attach_instance(&o, policy, true, &code) < 0)
+        goto out;
     rf_error *err = NULL;
     rf_plan *plan = rf_plan_build_shell(policy, command, 0, &err);
     if (!plan) {

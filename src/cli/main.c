@@ -19,6 +19,7 @@ static const struct subcommand {
     { "exec", rf_cli_exec, "check a shell command with the exec guard (--check)" },
     { "mcp", rf_cli_mcp, "serve the exec and file tools over MCP on stdio" },
     { "export", rf_cli_export, "write the plan for another runtime: an OCI bundle (crun), Kubernetes objects" },
+    { "instance", rf_cli_instance, "named homes for agents, chats and servers: create, list, show, rm, gc" },
 };
 
 static void print_help(FILE *out)

@@ -103,10 +103,9 @@ int rf_cli_mcp(int argc, char **argv)
         goto out;
     }
     rf_policy *policy = rf_cli_policy(&o, &code);
-    if (policy) {
+    if (policy && rf_cli_attach_instance(&o, policy, true, &code) == 0)
         code = serve(&o, policy);
-        rf_policy_free(policy);
-    }
+    rf_policy_free(policy);
 out:
     rf_cli_opts_clear(&o);
     return code;

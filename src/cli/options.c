@@ -20,6 +20,7 @@ enum opt_id {
     OPT_CHECK, OPT_DENY, OPT_ALLOW, OPT_NO_DENY, OPT_NO_RESTRICT, OPT_MAX_OUTPUT, OPT_MAX_CALLS,
     OPT_IMAGE, OPT_FORMAT, OPT_ALLOW_SENSITIVE,
     OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_ALLOW_PORT, OPT_ADD_HOST, OPT_PUBLISH, OPT_ALLOW_PRIVATE,
+    OPT_INSTANCE, OPT_EPHEMERAL, OPT_PROFILE, OPT_TARGET, OPT_CREDENTIAL, OPT_COPY, OPT_FORCE, OPT_JSON,
 };
 
 static const struct rf_option {
@@ -102,6 +103,22 @@ static const struct rf_option {
       "container image (container.image, Mitto's docker.image): the userland of export k8s" },
     { "format", required_argument, OPT_FORMAT, "FORMAT",
       "json (default), or sbpl: the plan as a macOS Seatbelt profile for sandbox-exec", "plan" },
+    { "instance", required_argument, OPT_INSTANCE, "NAME",
+      "run in the instance NAME: its own home, XDG and temporary directories (and, for root, its own uid); "
+      "created if missing" },
+    { "ephemeral", no_argument, OPT_EPHEMERAL, NULL,
+      "remove the instance when its last sandbox ends (delete_on_exit); without --instance, a fresh one" },
+    { "profile", required_argument, OPT_PROFILE, "NAME",
+      "limits for a new instance: chat (256 MiB, 200 processes, a quarter CPU)" },
+    { "target", required_argument, OPT_TARGET, "DIR",
+      "put the instance's tree at DIR (default: the instance root's instances/NAME)", "instance" },
+    { "credential", required_argument, OPT_CREDENTIAL, "SRC[:DEST]",
+      "copy a credential file into the instance (mode 0600, never a link; DEST default data/NAME); repeatable",
+      "instance" },
+    { "copy", required_argument, OPT_COPY, "SRC[:DEST]",
+      "copy a file or directory into the instance (modes kept, set-id bits dropped); repeatable", "instance" },
+    { "force", no_argument, OPT_FORCE, NULL, "rm: stop the instance's running sandboxes first", "instance" },
+    { "json", no_argument, OPT_JSON, NULL, "list: print JSON", "instance" },
     { "help", no_argument, OPT_HELP, NULL, "show this help" },
 };
 
@@ -297,6 +314,17 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
         free(name);
         return 0;
     }
+    case OPT_INSTANCE: json_object_set_new(f, "instance", json_string(arg)); return 0;
+    case OPT_EPHEMERAL: json_object_set_new(f, "delete_on_exit", json_true()); return 0;
+    case OPT_PROFILE: o->profile = arg; return 0;
+    case OPT_TARGET: o->target = arg; return 0;
+    case OPT_CREDENTIAL:
+    case OPT_COPY:
+        json_array_append_new(arr_at(o->instance_files, id == OPT_CREDENTIAL ? "credentials" : "copies"),
+                              json_string(arg));
+        return 0;
+    case OPT_FORCE: o->force = true; return 0;
+    case OPT_JSON: o->json = true; return 0;
     case OPT_ALLOW_PRIVATE:
         json_object_set_new(rf_cli_json_obj_at(f, "network"), "allow_private_addresses", json_true());
         return 0;
@@ -398,12 +426,15 @@ int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_
     longopts[N_OPTIONS] = (struct option){ 0 };
     memset(o, 0, sizeof *o);
     o->flags = json_object();
+    o->instance_files = json_object();
     o->status_fd = -1;
     optind = 1;
     opterr = 0;
     int c;
-    /* "+": stop at the first non-option, which is the command. */
-    while ((c = getopt_long(argc, argv, "+:w:h", longopts, NULL)) != -1) {
+    /* "+": stop at the first non-option, which is the command; `instance`
+     * has no command, so its options may follow its NAME. */
+    const char *optstring = strcmp(sub, "instance") ? "+:w:h" : ":w:h";
+    while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
         if (c == '?')
             return usage(sub, "unknown option '%s'", argv[optind - 1]);
         if (c == ':')
@@ -429,7 +460,9 @@ int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_
 
 void rf_cli_opts_clear(rf_cli_opts *o)
 {
+    rf_instance_close(o->instance); /* an ephemeral instance goes now */
     json_decref(o->flags);
+    json_decref(o->instance_files);
     for (size_t i = 0; o->config_files && o->config_files[i]; i++)
         free(o->config_files[i]);
     free(o->config_files);

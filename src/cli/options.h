@@ -24,6 +24,11 @@ typedef struct rf_cli_opts {
     size_t max_output;     /* mcp --max-output (0: the library's default) */
     unsigned max_calls;    /* mcp --max-calls (0: the library's default) */
     const char *format;    /* plan --format: "json" (NULL) or "sbpl" */
+    const char *profile;   /* --profile of a new instance */
+    const char *target;    /* instance create --target */
+    json_t *instance_files;/* {"credentials": [...], "copies": [...]} */
+    bool force, json;      /* instance rm --force, list --json */
+    struct rf_instance *instance; /* the instance run in (closed by rf_cli_opts_clear) */
     bool help;
 } rf_cli_opts;
 
@@ -49,6 +54,10 @@ void rf_cli_print_options(FILE *out, const char *sub, bool man);
 rf_config *rf_cli_load_config(const rf_cli_opts *o, int *exit_code);
 rf_policy *rf_cli_policy(const rf_cli_opts *o, int *exit_code);
 rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, int *exit_code);
+/* The policy names an instance (--instance, --ephemeral): open it, or
+ * create it when `create`, and make the policy use it (o->instance).
+ * Returns 0, or -1 with *exit_code set after printing the error. */
+int rf_cli_attach_instance(rf_cli_opts *o, rf_policy *policy, bool create, int *exit_code);
 bool rf_cli_debug(const rf_cli_opts *o);
 
 /* The common start of run and plan: parse the sandbox options, answer

@@ -6,7 +6,10 @@
 #include "cli.h"
 #include "options.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdlib.h>
 
@@ -87,6 +90,51 @@ rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, i
     return plan;
 }
 
+static rf_instance *create_instance(const rf_cli_opts *o, const char *root, const char *name, bool ephemeral,
+                                    rf_error **err)
+{
+    rf_instance_options io;
+    rf_instance_options_init(&io);
+    io.ephemeral = ephemeral;
+    io.profile = o->profile;
+    io.home = getenv("HOME");
+    return rf_instance_create(root, name, &io, err);
+}
+
+int rf_cli_attach_instance(rf_cli_opts *o, rf_policy *policy, bool create, int *exit_code)
+{
+    bool ephemeral = false;
+    const char *name = rf_policy_instance(policy, &ephemeral);
+    if (!name && !ephemeral)
+        return 0;
+    char fresh[64];
+    if (!name) { /* --ephemeral alone: an instance of this run only */
+        snprintf(fresh, sizeof fresh, "ephemeral-%ld-%ld", (long)getpid(), (long)time(NULL));
+        name = fresh;
+    }
+    const char *root = rf_policy_instance_root(policy);
+    rf_error *err = NULL;
+    rf_instance *in = rf_instance_open(root, name, &err);
+    if (!in && create && rf_error_errno(err) == ENOENT) {
+        rf_error_free(err);
+        err = NULL;
+        in = create_instance(o, root, name, ephemeral, &err);
+    }
+    if (!in && !create && rf_error_errno(err) == ENOENT) {
+        /* plan: show where it would be, create nothing. */
+        fprintf(stderr, "ringfence: note: instance %s does not exist yet; `run` would create it\n", name);
+        rf_error_free(err);
+        return 0;
+    }
+    if (!in || rf_policy_use_instance(policy, in, &err) < 0) {
+        rf_instance_close(in);
+        *exit_code = report(err);
+        return -1;
+    }
+    o->instance = in;
+    return 0;
+}
+
 int rf_cli_prepare(const char *sub, int argc, char **argv, void (*help)(void), rf_cli_opts *o, rf_plan **plan,
                    int *exit_code)
 {
@@ -107,6 +155,10 @@ int rf_cli_prepare(const char *sub, int argc, char **argv, void (*help)(void), r
     rf_policy *policy = rf_cli_policy(o, exit_code);
     if (!policy)
         return 0;
+    if (rf_cli_attach_instance(o, policy, !strcmp(sub, "run"), exit_code) < 0) {
+        rf_policy_free(policy);
+        return 0;
+    }
     /* The plan holds copies of everything it needs from the policy. */
     *plan = rf_cli_plan_for(o, policy, argv + idx, exit_code);
     rf_policy_free(policy);

@@ -57,7 +57,12 @@ static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **er
 {
     size_t first = plan->n_mounts;
     _cleanup_free_ char *user_env = NULL;
-    if (asprintf(&user_env, "%s/runtime-user-env", policy->instance_root) < 0)
+    /* An instance's tree, or the instance root's shared user environment. */
+    if (policy->instance_dir)
+        user_env = strdup(policy->instance_dir);
+    else if (asprintf(&user_env, "%s/runtime-user-env", policy->instance_root) < 0)
+        user_env = NULL;
+    if (!user_env)
         return rf_error_set(err, ENOMEM, "plan");
     if (rf_plan_add_mount(plan, RF_MOUNT_BIND, policy->workspace, policy->workspace, true, "workspace", err) < 0 ||
         rf_plan_add_mount(plan, RF_MOUNT_BIND, user_env, user_env, true, "instance", err) < 0)
@@ -69,8 +74,11 @@ static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **er
             return -1;
     }
     qsort(plan->mounts + first, plan->n_mounts - first, sizeof(rf_mount), cmp_mount_target);
+    /* A root caller's binds show host-root files as the sandbox user's; an
+     * instance's tree belongs to the instance's own id already. */
     for (size_t i = first; i < plan->n_mounts; i++)
-        plan->mounts[i].idmap = plan->caller_is_root;
+        plan->mounts[i].idmap = plan->caller_is_root &&
+                                !(policy->instance_dir && !strcmp(plan->mounts[i].source, policy->instance_dir));
     return 0;
 }
 

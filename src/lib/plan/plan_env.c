@@ -30,6 +30,17 @@ static const struct { const char *key, *sub; } user_env[] = {
     { "XDG_RUNTIME_DIR", "/.runtime" },
 };
 
+/* An instance's tree: seed 002's names. */
+static const struct { const char *key, *sub; } instance_env[] = {
+    { "HOME", "/home" },
+    { "TMPDIR", "/tmp" },
+    { "XDG_CONFIG_HOME", "/config" },
+    { "XDG_CACHE_HOME", "/cache" },
+    { "XDG_STATE_HOME", "/state" },
+    { "XDG_DATA_HOME", "/data" },
+    { "XDG_RUNTIME_DIR", "/runtime" },
+};
+
 static int env_set_path(rf_plan *plan, const char *key, const char *base, const char *sub)
 {
     char *value = NULL;
@@ -83,8 +94,10 @@ int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err)
     int rc = plan->env ? 0 : -1;
     if (rc == 0)
         rc = rf_strv_env_set(&plan->env, "PATH", RF_SAFE_PATH);
-    for (size_t i = 0; rc == 0 && i < sizeof user_env / sizeof user_env[0]; i++)
+    for (size_t i = 0; rc == 0 && !policy->instance_dir && i < sizeof user_env / sizeof user_env[0]; i++)
         rc = env_set_path(plan, user_env[i].key, user_env_dir, user_env[i].sub);
+    for (size_t i = 0; rc == 0 && policy->instance_dir && i < sizeof instance_env / sizeof instance_env[0]; i++)
+        rc = env_set_path(plan, instance_env[i].key, policy->instance_dir, instance_env[i].sub);
     if (rc == 0 && policy->user)
         rc = rf_strv_env_set(&plan->env, "USER", policy->user) ||
              rf_strv_env_set(&plan->env, "LOGNAME", policy->user);

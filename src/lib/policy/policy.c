@@ -49,6 +49,8 @@ void rf_policy_clear(rf_policy *p)
     free(p->workspace);
     free(p->chdir);
     free(p->instance_root);
+    free(p->instance);
+    free(p->instance_dir);
     free(p->caller_cwd);
     free(p->caller_path);
     free(p->user);
@@ -73,6 +75,18 @@ void rf_policy_clear(rf_policy *p)
     rf_strv_free(p->deny_paths);
     free(p->container_image);
     memset(p, 0, sizeof(*p));
+}
+
+RF_EXPORT const char *rf_policy_instance_root(const rf_policy *policy)
+{
+    return policy ? policy->instance_root : NULL;
+}
+
+RF_EXPORT const char *rf_policy_instance(const rf_policy *policy, bool *ephemeral)
+{
+    if (ephemeral)
+        *ephemeral = policy && policy->instance_ephemeral;
+    return policy ? policy->instance : NULL;
 }
 
 RF_EXPORT void rf_policy_free(rf_policy *policy)

@@ -71,6 +71,9 @@ struct rf_policy {
     char *workspace;      /* absolute, exists, a directory */
     char *chdir;          /* absolute; NULL = auto (cwd if inside, else ws) */
     char *instance_root;  /* $RINGFENCE_HOME or ~/.ringfence, absolute */
+    char *instance;       /* run in this instance (--instance), or NULL */
+    bool instance_ephemeral; /* delete_on_exit / --ephemeral */
+    char *instance_dir;   /* its tree, set by rf_policy_use_instance */
     char *caller_cwd;     /* absolute */
     char *user;           /* USER / LOGNAME inside */
     bool restrict_to_workspace;        /* default true */

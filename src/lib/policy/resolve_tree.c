@@ -339,6 +339,10 @@ int rf_resolve_tree(rf_resolver *r, rf_policy *p)
         resolve_protected(r, p) < 0 || resolve_deny_paths(r, p) < 0 || resolve_tools(r, p) < 0)
         return -1;
     resolve_limits(r, p);
+    const char *instance = json_string_value(rf_json_path_get(r->tree, "instance"));
+    if (instance && !(p->instance = strdup(instance)))
+        return rf_error_set(r->err, ENOMEM, "instance");
+    get_bool(r->tree, "delete_on_exit", &p->instance_ephemeral);
     const char *image = json_string_value(rf_json_path_get(r->tree, "container.image"));
     if (image && !(p->container_image = strdup(image)))
         return rf_error_set(r->err, ENOMEM, "container.image");

@@ -109,6 +109,8 @@ static int flags_kept(cmp *c, const rf_policy *b, const rf_policy *a)
         return refuse(c, "workspace", "moves the workspace");
     if (str_differs(b->instance_root, a->instance_root))
         return refuse(c, "instance_root", "moves the instance root");
+    if (str_differs(b->instance, a->instance))
+        return refuse(c, "instance", "changes the instance (its home and identity)");
     if (!a->restrict_to_workspace && b->restrict_to_workspace)
         return refuse(c, "restrict_to_workspace", "turns the workspace restriction off");
     if (a->allow_read_outside_workspace && !b->allow_read_outside_workspace)

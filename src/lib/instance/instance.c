@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rf_instance_*: create, open, close, remove, list, collect. Each step that
+ * a crash could interrupt leaves something the next step recognises:
+ * a tree is built under a temporary name and renamed into place, the
+ * metadata is written last (its presence is what makes an instance
+ * exist), a removal renames the tree away before deleting it, and every
+ * open collects what an interrupted step or a killed ephemeral run left. */
+#include "instance/instance.h"
+#include "policy/policy.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/path.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct {
+    const char *name;
+    uint64_t memory;
+    uint64_t pids;
+    double cpu;
+} profiles[] = {
+    { "chat", 256ull << 20, 200, 0.25 }, /* seed 004: per chat */
+};
+
+RF_EXPORT void rf_instance_options_init(rf_instance_options *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+static int check_profile(const char *profile, rf_error **err)
+{
+    if (!profile)
+        return 0;
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
+        if (!strcmp(profile, profiles[i].name))
+            return 0;
+    rf_error_set(err, EINVAL, "instance: unknown profile '%s'", profile);
+    return rf_error_hint_set(err, "profiles: chat (256 MiB, 200 processes, a quarter CPU)");
+}
+
+rf_instance *rf_instance_new(const char *root, const char *name, rf_error **err)
+{
+    if (!rf_instance_name_ok(name)) {
+        rf_error_set(err, EINVAL, "instance name '%s': use letters, digits, '-', '_' and '.', at most 64, "
+                                  "starting with a letter or digit", name);
+        return NULL;
+    }
+    rf_instance *in = calloc(1, sizeof *in);
+    if (in) {
+        in->lock_fd = -1;
+        in->name = strdup(name);
+        in->root = strdup(root);
+        in->meta_path = rf_instance_path_of(root, name, ".json");
+    }
+    if (!in || !in->name || !in->root || !in->meta_path) {
+        rf_instance_free(in);
+        rf_error_set(err, ENOMEM, "instance");
+        return NULL;
+    }
+    return in;
+}
+
+/* Shared lock on NAME.lock for as long as the handle is open. */
+static int hold(rf_instance *in, int how, rf_error **err)
+{
+    _cleanup_free_ char *path = rf_instance_path_of(in->root, in->name, ".lock");
+    int fd = path ? open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+    if (fd < 0 || flock(fd, how) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return rf_error_set(err, e, "instance %s: lock", in->name);
+    }
+    in->lock_fd = fd;
+    return 0;
+}
+
+/* Rename the tree away, then delete it and the registry entries. */
+int rf_instance_destroy(rf_instance *in)
+{
+    char away[4200];
+    snprintf(away, sizeof away, "%s/instances/.old-%s-%ld", in->root, in->name, (long)getpid());
+    bool below = rf_path_is_beneath(in->dir, in->root);
+    if (!below)
+        snprintf(away, sizeof away, "%s.rf-old-%ld", in->dir, (long)getpid());
+    if (rename(in->dir, away) < 0 && errno != ENOENT)
+        return -1;
+    unlink(in->meta_path);
+    _cleanup_free_ char *lock = rf_instance_path_of(in->root, in->name, ".lock");
+    if (lock)
+        unlink(lock);
+    return rf_instance_remove_tree(away) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* Under the registry lock: end interrupted creates and removes, and
+ * remove ephemeral instances nothing runs in (ringfence was killed). */
+static void collect_locked(const char *root)
+{
+    _cleanup_free_ char *dir = rf_instance_path_of(root, NULL, NULL);
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        size_t len = strlen(n);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, n);
+        if (!strncmp(n, ".new-", 5) || !strncmp(n, ".old-", 5)) {
+            rf_instance_remove_tree(path);
+            continue;
+        }
+        if (len > 5 && !strcmp(n + len - 5, ".json") && n[0] != '.') {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)(len - 5), n);
+            rf_instance *in = rf_instance_new(root, name, NULL);
+            if (in && rf_instance_meta_read(in, NULL) == 0 && in->ephemeral && hold(in, LOCK_EX | LOCK_NB, NULL) == 0)
+                rf_instance_destroy(in);
+            rf_instance_free(in);
+        } else if (e->d_type == DT_DIR && n[0] != '.') {
+            /* A tree without metadata: a create that died before its end. */
+            char meta[4300];
+            snprintf(meta, sizeof meta, "%s.json", path);
+            if (access(meta, F_OK) < 0 && errno == ENOENT)
+                rf_instance_remove_tree(path);
+        }
+    }
+    closedir(d);
+}
+
+RF_EXPORT int rf_instance_gc(const char *root, rf_error **err)
+{
+    int lock = rf_instance_registry_lock(root, err);
+    if (lock < 0)
+        return -1;
+    collect_locked(root);
+    close(lock);
+    return 0;
+}
+
+/* mkdir -p of dir's parents (0700: they hold nothing but the tree). */
+static int make_parents(const char *dir, rf_error **err)
+{
+    _cleanup_free_ char *p = strdup(dir);
+    if (!p)
+        return rf_error_set(err, ENOMEM, "instance");
+    for (char *s = p + 1; (s = strchr(s, '/')); s++) {
+        *s = '\0';
+        if (mkdir(p, 0700) < 0 && errno != EEXIST)
+            return rf_error_set(err, errno, "instance: create %s", p);
+        *s = '/';
+    }
+    return 0;
+}
+
+/* The tree under a temporary name next to its place, then renamed. */
+static int build(rf_instance *in, const rf_instance_options *o, rf_error **err)
+{
+    char staging[4200];
+    if (rf_path_is_beneath(in->dir, in->root))
+        snprintf(staging, sizeof staging, "%s/instances/.new-%s-%ld", in->root, in->name, (long)getpid());
+    else
+        snprintf(staging, sizeof staging, "%s.rf-new-%ld", in->dir, (long)getpid());
+    if (access(in->dir, F_OK) == 0) {
+        rf_error_set(err, EEXIST, "instance %s: %s exists already", in->name, in->dir);
+        return rf_error_hint_set(err, "choose a --target that does not exist yet");
+    }
+    int rc = make_parents(in->dir, err);
+    if (rc == 0)
+        rc = rf_instance_make_tree(staging, in->uid, in->gid, err);
+    for (size_t i = 0; rc == 0 && o->credentials && o->credentials[i]; i++)
+        rc = rf_instance_copy_credential(staging, o->credentials[i], in->uid, in->gid, err);
+    for (size_t i = 0; rc == 0 && o->copies && o->copies[i]; i++)
+        rc = rf_instance_copy_tree(staging, o->copies[i], in->uid, in->gid, err);
+    if (rc == 0 && rename(staging, in->dir) < 0)
+        rc = rf_error_set(err, errno, "instance %s: rename into %s", in->name, in->dir);
+    if (rc < 0) {
+        rf_instance_remove_tree(staging);
+        return -1;
+    }
+    if (rf_instance_check_links(in->dir, err) < 0 || rf_instance_meta_write(in, err) < 0) {
+        rf_instance_remove_tree(in->dir);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_place_and_identity(rf_instance *in, const rf_instance_options *o, rf_error **err)
+{
+    if (o->target) {
+        in->dir = rf_path_normalize(o->target);
+        const char *why = in->dir ? rf_instance_target_refused(in->dir, o->home, in->root) : "not an absolute path";
+        if (why) {
+            rf_error_set(err, EPERM, "instance %s: --target %s is %s", in->name, o->target, why);
+            return rf_error_hint_set(err, "choose a directory of its own, e.g. ~/agents/%s (not yet existing)",
+                                     in->name);
+        }
+    } else {
+        in->dir = rf_instance_path_of(in->root, in->name, NULL);
+    }
+    if (!in->dir)
+        return rf_error_set(err, ENOMEM, "instance");
+    in->ephemeral = o->ephemeral;
+    in->created = (long long)time(NULL);
+    if (o->profile && !(in->profile = strdup(o->profile)))
+        return rf_error_set(err, ENOMEM, "instance");
+    /* A root caller gives each instance an id of its own (seed 004): two
+     * chats' files then belong to different owners, apart even outside
+     * the sandbox. Other callers have only their own id to give. */
+    if (geteuid() == 0) {
+        in->own_identity = true;
+        if (rf_instance_pick_uid(in->root, &in->uid, err) < 0)
+            return -1;
+        in->gid = (gid_t)in->uid;
+    } else {
+        in->uid = getuid();
+        in->gid = getgid();
+    }
+    return 0;
+}
+
+RF_EXPORT rf_instance *rf_instance_create(const char *root, const char *name, const rf_instance_options *opts,
+                                          rf_error **err)
+{
+    rf_instance_options none;
+    rf_instance_options_init(&none);
+    const rf_instance_options *o = opts ? opts : &none;
+    if (!root || root[0] != '/') {
+        rf_error_set(err, EINVAL, "instance: the instance root must be an absolute path");
+        return NULL;
+    }
+    rf_instance *in = rf_instance_new(root, name, err);
+    if (!in || check_profile(o->profile, err) < 0) {
+        rf_instance_free(in);
+        return NULL;
+    }
+    int lock = rf_instance_registry_lock(root, err);
+    if (lock < 0) {
+        rf_instance_free(in);
+        return NULL;
+    }
+    collect_locked(root);
+    int rc = 0;
+    if (access(in->meta_path, F_OK) == 0) {
+        rf_error_set(err, EEXIST, "instance %s exists already", name);
+        rf_error_hint_set(err, "use it (--instance %s), or remove it first: ringfence instance rm %s", name, name);
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = set_place_and_identity(in, o, err);
+    if (rc == 0)
+        rc = build(in, o, err);
+    if (rc == 0)
+        rc = hold(in, LOCK_SH, err);
+    close(lock);
+    if (rc < 0) {
+        rf_instance_free(in);
+        return NULL;
+    }
+    return in;
+}
+
+RF_EXPORT rf_instance *rf_instance_open(const char *root, const char *name, rf_error **err)
+{
+    if (!root || root[0] != '/') {
+        rf_error_set(err, EINVAL, "instance: the instance root must be an absolute path");
+        return NULL;
+    }
+    rf_instance *in = rf_instance_new(root, name, err);
+    if (!in)
+        return NULL;
+    int lock = rf_instance_registry_lock(root, err);
+    if (lock < 0) {
+        rf_instance_free(in);
+        return NULL;
+    }
+    collect_locked(root);
+    int rc = rf_instance_meta_read(in, err);
+    if (rc == 0)
+        rc = rf_instance_check_links(in->dir, err);
+    if (rc == 0)
+        rc = hold(in, LOCK_SH, err);
+    close(lock);
+    if (rc < 0) {
+        rf_instance_free(in);
+        return NULL;
+    }
+    return in;
+}
+
+RF_EXPORT const char *rf_instance_name(const rf_instance *in)
+{
+    return in ? in->name : NULL;
+}
+
+RF_EXPORT const char *rf_instance_dir(const rf_instance *in)
+{
+    return in ? in->dir : NULL;
+}
+
+/* Close: an ephemeral instance goes with its last sandbox. */
+RF_EXPORT void rf_instance_close(rf_instance *in)
+{
+    if (!in)
+        return;
+    if (in->ephemeral && in->lock_fd >= 0) {
+        close(in->lock_fd);
+        in->lock_fd = -1;
+        int lock = rf_instance_registry_lock(in->root, NULL);
+        if (lock >= 0 && hold(in, LOCK_EX | LOCK_NB, NULL) == 0)
+            rf_instance_destroy(in);
+        if (lock >= 0)
+            close(lock);
+    }
+    rf_instance_free(in);
+}

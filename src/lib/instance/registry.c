@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The instance registry: metadata files written atomically, the locks
+ * that keep create, remove and collection apart from each other and from
+ * running sandboxes, and the identity range of a root caller's instances. */
+#include "instance/instance.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <pwd.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *rf_instance_path_of(const char *root, const char *name, const char *suffix)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/instances%s%s%s", root, name ? "/" : "", name ? name : "", suffix ? suffix : "") < 0)
+        return NULL;
+    return p;
+}
+
+/* instances/.lock, exclusive: one create/remove/gc at a time. Returns the
+ * fd (closing it releases the lock). */
+int rf_instance_registry_lock(const char *root, rf_error **err)
+{
+    _cleanup_free_ char *dir = rf_instance_path_of(root, NULL, NULL);
+    _cleanup_free_ char *path = rf_instance_path_of(root, ".lock", NULL);
+    if (!dir || !path)
+        return rf_error_set(err, ENOMEM, "instance");
+    if ((mkdir(root, 0700) < 0 && errno != EEXIST) || (mkdir(dir, 0700) < 0 && errno != EEXIST))
+        return rf_error_set(err, errno, "instance: create %s", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return rf_error_set(err, e, "instance: lock %s", path);
+    }
+    return fd;
+}
+
+int rf_instance_meta_write(const rf_instance *in, rf_error **err)
+{
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:b, s:b, s:s?, s:I}", "name", in->name, "path", in->dir, "uid",
+                          (json_int_t)in->uid, "gid", (json_int_t)in->gid, "own_identity", in->own_identity,
+                          "ephemeral", in->ephemeral, "profile", in->profile, "created", (json_int_t)in->created);
+    char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    _cleanup_free_ char *tmp = NULL;
+    if (!text || asprintf(&tmp, "%s.tmp", in->meta_path) < 0) {
+        free(text);
+        return rf_error_set(err, ENOMEM, "instance");
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    size_t len = strlen(text);
+    int rc = fd >= 0 && write(fd, text, len) == (ssize_t)len && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    free(text);
+    if (rc == 0 && rename(tmp, in->meta_path) < 0)
+        rc = -1, e = errno;
+    if (rc < 0) {
+        unlink(tmp);
+        return rf_error_set(err, e, "instance: write %s", in->meta_path);
+    }
+    return 0;
+}
+
+int rf_instance_meta_read(rf_instance *in, rf_error **err)
+{
+    json_error_t je;
+    json_t *o = json_load_file(in->meta_path, JSON_REJECT_DUPLICATES, &je);
+    if (!o) {
+        if (access(in->meta_path, F_OK) < 0) {
+            rf_error_set(err, ENOENT, "instance %s does not exist", in->name);
+            return rf_error_hint_set(err, "create it: ringfence instance create %s", in->name);
+        }
+        return rf_error_set(err, EINVAL, "instance %s: %s: %s", in->name, in->meta_path, je.text);
+    }
+    const char *path = json_string_value(json_object_get(o, "path"));
+    const char *profile = json_string_value(json_object_get(o, "profile"));
+    int rc = 0;
+    if (!path || path[0] != '/' || !json_is_integer(json_object_get(o, "uid"))) {
+        rc = rf_error_set(err, EINVAL, "instance %s: %s is damaged", in->name, in->meta_path);
+    } else {
+        in->dir = strdup(path);
+        in->profile = profile ? strdup(profile) : NULL;
+        in->uid = (uid_t)json_integer_value(json_object_get(o, "uid"));
+        in->gid = (gid_t)json_integer_value(json_object_get(o, "gid"));
+        in->own_identity = json_is_true(json_object_get(o, "own_identity"));
+        in->ephemeral = json_is_true(json_object_get(o, "ephemeral"));
+        in->created = (long long)json_integer_value(json_object_get(o, "created"));
+        if (!in->dir)
+            rc = rf_error_set(err, ENOMEM, "instance");
+    }
+    json_decref(o);
+    return rc;
+}
+
+static bool uid_taken_by_instance(const char *root, uid_t uid)
+{
+    _cleanup_free_ char *dir = rf_instance_path_of(root, NULL, NULL);
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d)
+        return false;
+    bool taken = false;
+    struct dirent *e;
+    while (!taken && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json") || e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        json_t *o = json_load_file(path, 0, NULL);
+        taken = o && json_integer_value(json_object_get(o, "uid")) == (json_int_t)uid &&
+                json_is_true(json_object_get(o, "own_identity"));
+        json_decref(o);
+    }
+    closedir(d);
+    return taken;
+}
+
+/* The lowest id of the range that no account and no other instance has,
+ * as uid and gid at once. Called under the registry lock. */
+int rf_instance_pick_uid(const char *root, uid_t *out, rf_error **err)
+{
+    for (uid_t u = RF_INSTANCE_UID_BASE; u < RF_INSTANCE_UID_BASE + RF_INSTANCE_UID_COUNT; u++) {
+        if (getpwuid(u) || getgrgid((gid_t)u) || uid_taken_by_instance(root, u))
+            continue;
+        *out = u;
+        return 0;
+    }
+    rf_error_set(err, ENOSPC, "instance: every id of the range %u-%u is in use", RF_INSTANCE_UID_BASE,
+                 RF_INSTANCE_UID_BASE + RF_INSTANCE_UID_COUNT - 1);
+    return rf_error_hint_set(err, "remove instances you no longer need: ringfence instance list");
+}
+
+void rf_instance_free(rf_instance *in)
+{
+    if (!in)
+        return;
+    if (in->lock_fd >= 0)
+        close(in->lock_fd);
+    free(in->name);
+    free(in->root);
+    free(in->dir);
+    free(in->meta_path);
+    free(in->profile);
+    free(in);
+}

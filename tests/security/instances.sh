@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Instances (seed 004): chat A's command cannot read chat B's home. For a
+# root caller each instance has its own uid, so even with B's home made
+# visible inside A's sandbox, its 0700 keeps A out; for every caller B's
+# tree is not in A's sandbox at all, and neither is the registry (the
+# metadata that says which uid an instance has). A symlink that A plants
+# to lead outside is caught before A's next run.
+. "$(dirname "$0")/common.bash"
+inst="$RINGFENCE_HOME/instances"
+
+rf instance create chat-a >/dev/null 2>&1 && rf instance create chat-b >/dev/null 2>&1 ||
+    { fail "create two instances"; exit 0; }
+echo "b-secret-$TOKEN" >"$SCRATCH/b-note"
+RF_OPTS=(--instance chat-b)
+in_ok "control: B writes a note in its home" write "$inst/chat-b/home/note"
+rf run --instance chat-b -- cp "$SCRATCH/b-note" "$inst/chat-b/home/note" 2>/dev/null ||
+    cp "$SCRATCH/b-note" "$inst/chat-b/home/note"
+in_ok "control: B reads its own home" read "$inst/chat-b/home/note"
+
+RF_OPTS=(--instance chat-a)
+in_denied "A cannot see B's tree at all" read "$inst/chat-b/home/note"
+contains "...it does not exist there (ENOENT)" "$OUT" ENOENT
+in_denied "A cannot read the registry's metadata" read "$inst/chat-b.json"
+# The registry is not in the sandbox: a write there lands (at most) on the
+# sandbox's own scratch root, never on the host's metadata.
+before=$(sha256sum <"$inst/chat-a.json")
+inside write "$inst/chat-a.json" >/dev/null 2>&1 </dev/null
+check "A cannot rewrite its own metadata on the host (its uid, its place)" \
+    test "$(sha256sum <"$inst/chat-a.json")" = "$before"
+
+if is_root; then
+    ua=$(stat -c %u "$inst/chat-a"); ub=$(stat -c %u "$inst/chat-b")
+    check "root caller: the two instances have different owners ($ua, $ub), neither root" \
+        test "$ua" != "$ub" -a "$ua" != 0 -a "$ub" != 0
+    check "root caller: B's home is 0700" test "$(stat -c %a "$inst/chat-b/home")" = 700
+    RF_OPTS=(--instance chat-a --expose "$inst/chat-b/home")
+    in_denied "A cannot read B's home even when it is made visible (0700, another owner)" \
+        read "$inst/chat-b/home/note"
+    contains "...permission denied (EACCES)" "$OUT" EACCES
+    chmod 755 "$inst/chat-b/home"; chmod 644 "$inst/chat-b/home/note"
+    in_ok "control: with B's home opened to others (755), the same read works" read "$inst/chat-b/home/note"
+    chmod 700 "$inst/chat-b/home"
+    expect_exit 0 "A's processes run as A's uid on the host" \
+        rf run --instance chat-a -- sh -c 'sleep 1 & p=$!; cat /proc/self/status | grep ^Uid; wait'
+    # The host sees the command as the instance's uid: check through a file it creates.
+    rf run --instance chat-a -- sh -c 'echo x > $HOME/made' 2>/dev/null
+    check "a file A creates belongs to A's uid on the host" test "$(stat -c %u "$inst/chat-a/home/made")" = "$ua"
+else
+    skip "instances have distinct host uids" "needs a root caller (unprivileged: the caller's own uid; docs/instances.md)"
+fi
+
+RF_OPTS=(--instance chat-a)
+expect_exit 0 "ps inside an instance's sandbox shows only its own processes" \
+    rf run --instance chat-a -- sh -c 'ls /proc | grep -cE "^[0-9]+$"'
+check "at most init, sh, ls, grep ($OUT)" test "${OUT:-99}" -le 4
+
+expect_exit 0 "A plants a symlink to the host's /etc in its home" \
+    rf run --instance chat-a -- ln -s /etc "$inst/chat-a/home/etc-link"
+expect_exit 125 "...and the next run of A refuses to start" rf run --instance chat-a -- true
+contains "naming the link" "$ERR" "etc-link"
+rm -f "$inst/chat-a/home/etc-link"
+expect_exit 0 "control: without it A runs" rf run --instance chat-a -- true
