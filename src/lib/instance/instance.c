@@ -230,37 +230,28 @@ static int set_place_and_identity(rf_instance *in, const rf_instance_options *o,
     return 0;
 }
 
-RF_EXPORT rf_instance *rf_instance_create(const char *root, const char *name, const rf_instance_options *opts,
-                                          rf_error **err)
+/* A handle, the registry lock (*lock), and what a crash left collected. */
+static rf_instance *begin(const char *root, const char *name, int *lock, rf_error **err)
 {
-    rf_instance_options none;
-    rf_instance_options_init(&none);
-    const rf_instance_options *o = opts ? opts : &none;
     if (!root || root[0] != '/') {
         rf_error_set(err, EINVAL, "instance: the instance root must be an absolute path");
         return NULL;
     }
     rf_instance *in = rf_instance_new(root, name, err);
-    if (!in || check_profile(o->profile, err) < 0) {
-        rf_instance_free(in);
+    if (!in)
         return NULL;
-    }
-    int lock = rf_instance_registry_lock(root, err);
-    if (lock < 0) {
+    *lock = rf_instance_registry_lock(root, err);
+    if (*lock < 0) {
         rf_instance_free(in);
         return NULL;
     }
     collect_locked(root);
-    int rc = 0;
-    if (access(in->meta_path, F_OK) == 0) {
-        rf_error_set(err, EEXIST, "instance %s exists already", name);
-        rf_error_hint_set(err, "use it (--instance %s), or remove it first: ringfence instance rm %s", name, name);
-        rc = -1;
-    }
-    if (rc == 0)
-        rc = set_place_and_identity(in, o, err);
-    if (rc == 0)
-        rc = build(in, o, err);
+    return in;
+}
+
+/* The shared lock of an open handle, then the registry lock released. */
+static rf_instance *end(rf_instance *in, int lock, int rc, rf_error **err)
+{
     if (rc == 0)
         rc = hold(in, LOCK_SH, err);
     close(lock);
@@ -271,32 +262,41 @@ RF_EXPORT rf_instance *rf_instance_create(const char *root, const char *name, co
     return in;
 }
 
-RF_EXPORT rf_instance *rf_instance_open(const char *root, const char *name, rf_error **err)
+RF_EXPORT rf_instance *rf_instance_create(const char *root, const char *name, const rf_instance_options *opts,
+                                          rf_error **err)
 {
-    if (!root || root[0] != '/') {
-        rf_error_set(err, EINVAL, "instance: the instance root must be an absolute path");
+    rf_instance_options none;
+    rf_instance_options_init(&none);
+    const rf_instance_options *o = opts ? opts : &none;
+    if (check_profile(o->profile, err) < 0)
         return NULL;
-    }
-    rf_instance *in = rf_instance_new(root, name, err);
+    int lock;
+    rf_instance *in = begin(root, name, &lock, err);
     if (!in)
         return NULL;
-    int lock = rf_instance_registry_lock(root, err);
-    if (lock < 0) {
-        rf_instance_free(in);
-        return NULL;
+    int rc = 0;
+    if (access(in->meta_path, F_OK) == 0) {
+        rf_error_set(err, EEXIST, "instance %s exists already", name);
+        rf_error_hint_set(err, "use it (--instance %s), or remove it first: ringfence instance rm %s", name, name);
+        rc = -1;
     }
-    collect_locked(root);
+    if (rc == 0)
+        rc = set_place_and_identity(in, o, err);
+    if (rc == 0)
+        rc = build(in, o, err);
+    return end(in, lock, rc, err);
+}
+
+RF_EXPORT rf_instance *rf_instance_open(const char *root, const char *name, rf_error **err)
+{
+    int lock;
+    rf_instance *in = begin(root, name, &lock, err);
+    if (!in)
+        return NULL;
     int rc = rf_instance_meta_read(in, err);
     if (rc == 0)
         rc = rf_instance_check_links(in->dir, err);
-    if (rc == 0)
-        rc = hold(in, LOCK_SH, err);
-    close(lock);
-    if (rc < 0) {
-        rf_instance_free(in);
-        return NULL;
-    }
-    return in;
+    return end(in, lock, rc, err);
 }
 
 RF_EXPORT const char *rf_instance_name(const rf_instance *in)

@@ -147,8 +147,9 @@ static int connect_one(hs *h, const struct sockaddr *sa, socklen_t len)
 
 /* The verdict, then the connection. Returns the upstream fd, or -1 with
  * *reason set when refused (NULL when allowed but unreachable). */
-static int open_upstream(hs *h, const char *host, uint16_t port, size_t *dest, const char **reason)
+static int open_upstream(hs *h, char *host, uint16_t port, size_t *dest, const char **reason)
 {
+    rf_net_ip_canonical(host, RF_NET_NAME_MAX + 1);
     *reason = rf_net_check_name(&h->p->rules, host, port);
     struct sockaddr_storage addrs[8];
     socklen_t lens[8];
@@ -206,7 +207,6 @@ static void serve_http(hs *h)
         rf_net_request_clear(&req);
         return;
     }
-    rf_net_ip_canonical(req.host, sizeof req.host);
     size_t dest;
     const char *reason;
     int up = open_upstream(h, req.host, req.port, &dest, &reason);
@@ -267,7 +267,6 @@ static void serve_socks(hs *h)
             socks_reply(h, (unsigned char)code);
         return;
     }
-    rf_net_ip_canonical(req.host, sizeof req.host);
     size_t dest;
     const char *reason;
     int up = open_upstream(h, req.host, req.port, &dest, &reason);

@@ -49,6 +49,8 @@ typedef struct rf_net_rules {
  * is wrong (static text). Hosts and publications are normalised into *out
  * (malloc'd: "name=addr", "addr:hport:sport"). */
 int rf_net_pattern_check(const char *s, const char **why);
+/* s[0..len) as a port 1..65535 (decimal digits only). */
+int rf_net_parse_port(const char *s, size_t len, uint16_t *out);
 int rf_net_port_check(const char *s, const char **why);
 int rf_net_host_normalise(const char *s, char **out, const char **why);
 int rf_net_publish_normalise(const char *s, char **out, const char **why);

@@ -42,22 +42,6 @@ static int take_host(const char *s, size_t len, char *dst)
     return 0;
 }
 
-static int take_port(const char *s, size_t len, uint16_t *port)
-{
-    if (len == 0 || len > 5)
-        return -1;
-    unsigned v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (!isdigit((unsigned char)s[i]))
-            return -1;
-        v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    if (v == 0 || v > 65535)
-        return -1;
-    *port = (uint16_t)v;
-    return 0;
-}
-
 /* "host:port", "[v6]:port", or (default_port != 0) either without a port. */
 static int parse_authority(const char *s, size_t len, uint16_t default_port, rf_net_request *out)
 {
@@ -88,7 +72,7 @@ static int parse_authority(const char *s, size_t len, uint16_t default_port, rf_
     if (take_host(host, hlen, out->host) < 0)
         return -1;
     if (port)
-        return take_port(port, len - (size_t)(port - s), &out->port);
+        return rf_net_parse_port(port, len - (size_t)(port - s), &out->port);
     if (!default_port)
         return -1;
     out->port = default_port;

@@ -21,7 +21,7 @@ static int fail(const char **why, const char *text)
 }
 
 /* 1..65535, decimal, no sign or spaces. */
-static int parse_port(const char *s, size_t len, uint16_t *out)
+int rf_net_parse_port(const char *s, size_t len, uint16_t *out)
 {
     if (len == 0 || len > 5)
         return -1;
@@ -40,7 +40,7 @@ static int parse_port(const char *s, size_t len, uint16_t *out)
 int rf_net_port_check(const char *s, const char **why)
 {
     uint16_t p;
-    return parse_port(s, strlen(s), &p) < 0 ? fail(why, "expected a port from 1 to 65535") : 0;
+    return rf_net_parse_port(s, strlen(s), &p) < 0 ? fail(why, "expected a port from 1 to 65535") : 0;
 }
 
 bool rf_net_is_ip_literal(const char *host)
@@ -104,7 +104,7 @@ static int split_host_port(const char *s, char *buf, size_t size, uint16_t *port
             colon = NULL; /* a bare v6 literal */
         hlen = colon ? (size_t)(colon - s) : strlen(s);
     }
-    if (colon && parse_port(colon + 1, strlen(colon + 1), port) < 0)
+    if (colon && rf_net_parse_port(colon + 1, strlen(colon + 1), port) < 0)
         return -1;
     if (hlen == 0 || hlen >= size)
         return -1;
@@ -206,12 +206,12 @@ int rf_net_publish_normalise(const char *s, char **out, const char **why)
     if (!last)
         return fail(why, syntax);
     uint16_t sport, hport;
-    if (parse_port(last + 1, strlen(last + 1), &sport) < 0)
+    if (rf_net_parse_port(last + 1, strlen(last + 1), &sport) < 0)
         return fail(why, syntax);
     const char *mid = last;
     while (mid > s && mid[-1] != ':')
         mid--;
-    if (parse_port(mid, (size_t)(last - mid), &hport) < 0)
+    if (rf_net_parse_port(mid, (size_t)(last - mid), &hport) < 0)
         return fail(why, syntax);
     char addr[INET6_ADDRSTRLEN + 2] = "127.0.0.1";
     if (mid > s) {
@@ -273,7 +273,7 @@ int rf_net_rules_build(const rf_net_policy *p, rf_net_rules *out)
         goto fail;
     for (; out->n_ports < np; out->n_ports++) {
         const char *s = p->allow_ports[out->n_ports];
-        if (parse_port(s, strlen(s), &out->ports[out->n_ports]) < 0)
+        if (rf_net_parse_port(s, strlen(s), &out->ports[out->n_ports]) < 0)
             goto fail;
     }
     if (patterns_build(p->allow_domains, &out->allow, &out->n_allow) < 0 ||
