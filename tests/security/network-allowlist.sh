@@ -91,6 +91,13 @@ contains "stderr names the blocked destination and the rule" "$ERR" \
     "ringfence: network: blocked connect to evil.test:$HTTP (not in allow_domains)"
 check "status JSON: one blocked, none allowed" test "$(status '(d["blocked"], d["connections"])')" = "(1, 0)"
 contains "status JSON names the blocked destination" "$(status 'd["blocked_destinations"]')" "evil.test"
+# curl reuses its connection to the proxy for the next URL: the proxy must
+# not send a second request, for another host, down the first upstream.
+expect_exit 0 "two URLs, two hosts, one curl: the second host is checked on its own" \
+    net_run -- curl -sS -w ' %{http_code}\n' "http://allowed.test:$HTTP/hello.txt" "http://evil.test:$HTTP/hello.txt"
+contains "the first is served" "$OUT" "allowed-content-$TOKEN"
+contains "the second is refused" "$OUT" " 403"
+check "the refused one did not get the allowed server's content" test "$(grep -c "allowed-content" <<<"$OUT")" = 1
 expect_exit 56 "CONNECT to a name not in allow_domains is refused" \
     net_run -- curl -sS -o /dev/null --cacert "$WS/ca.pem" "https://evil.test:$HTTPS/"
 contains "CONNECT gets 403" "$ERR" "response 403"

@@ -126,9 +126,14 @@ static void test_http(void)
                     "Proxy-Connection: keep-alive\r\n\r\n";
     ok(rf_net_parse_http(g, strlen(g), &q) == RF_NET_PARSE_OK && q.kind == RF_NET_HTTP_FORWARD, "GET parses");
     ok(!strcmp(q.host, "h.test") && q.port == 8080, "GET target");
-    ok(q.forward && !strncmp(q.forward, "GET /a?b HTTP/1.1\r\nHost: h.test\r\n\r\n", q.forward_len) &&
-           q.forward_len == strlen("GET /a?b HTTP/1.1\r\nHost: h.test\r\n\r\n"),
-       "origin-form, Proxy-* headers dropped");
+    const char *want = "GET /a?b HTTP/1.1\r\nHost: h.test\r\nConnection: close\r\n\r\n";
+    ok(q.forward && q.forward_len == strlen(want) && !strncmp(q.forward, want, q.forward_len),
+       "origin-form, Proxy-* headers dropped, Connection: close");
+    rf_net_request_clear(&q);
+    const char *ka = "GET http://h.test/ HTTP/1.1\r\nConnection: keep-alive\r\nKeep-Alive: 5\r\n\r\n";
+    ok(rf_net_parse_http(ka, strlen(ka), &q) == RF_NET_PARSE_OK && q.forward &&
+           !strncmp(q.forward, "GET / HTTP/1.1\r\nConnection: close\r\n\r\n", q.forward_len),
+       "the client's keep-alive is replaced by close");
     rf_net_request_clear(&q);
     const char *d = "GET http://h.test HTTP/1.1\r\n\r\n";
     ok(rf_net_parse_http(d, strlen(d), &q) == RF_NET_PARSE_OK && q.port == 80 && !strncmp(q.forward, "GET / ", 6),

@@ -79,14 +79,21 @@ static int parse_authority(const char *s, size_t len, uint16_t default_port, rf_
     return 0;
 }
 
-/* A proxy header the upstream must not see (credentials, hop-by-hop). */
-static bool proxy_header(const char *line, size_t len)
+/* A header the upstream must not see: the proxy's own (credentials) and
+ * the connection's, which the proxy sets itself. */
+static bool hop_header(const char *line, size_t len)
 {
-    return len >= 6 && !strncasecmp(line, "proxy-", 6);
+    return (len >= 6 && !strncasecmp(line, "proxy-", 6)) || (len >= 11 && !strncasecmp(line, "connection:", 11)) ||
+           (len >= 11 && !strncasecmp(line, "keep-alive:", 11));
 }
 
+static const char close_header[] = "Connection: close\r\n";
+
 /* METHOD http://authority[/path] VERSION: the head is rewritten with the
- * origin-form target and without Proxy-* headers. */
+ * origin-form target, without Proxy-* headers, and with "Connection:
+ * close": the client's connection to the proxy is tied to this one
+ * upstream, so a second request (maybe for another host) must come on a
+ * new connection, where it is checked again. */
 static rf_net_parse_result parse_forward(const char *buf, size_t head_len, const char *target, size_t tlen,
                                          const char *line_end, rf_net_request *out)
 {
@@ -102,7 +109,7 @@ static rf_net_parse_result parse_forward(const char *buf, size_t head_len, const
     if (parse_authority(auth, (size_t)(path - auth), 80, out) < 0)
         return bad(out, 400, "bad host or port in the URL");
     const char *method_end = memchr(buf, ' ', (size_t)(line_end - buf));
-    out->forward = malloc(head_len + 2);
+    out->forward = malloc(head_len + 2 + sizeof close_header);
     if (!out->forward)
         return bad(out, 500, "out of memory");
     char *w = out->forward;
@@ -119,7 +126,11 @@ static rf_net_parse_result parse_forward(const char *buf, size_t head_len, const
     for (const char *l = line_end; l < buf + head_len;) {
         const char *nl = memchr(l, '\n', (size_t)(buf + head_len - l));
         size_t ll = (size_t)(nl - l) + 1;
-        if (!proxy_header(l, ll)) {
+        if (ll == 2) { /* the empty line: our header goes just before it */
+            memcpy(w, close_header, sizeof close_header - 1);
+            w += sizeof close_header - 1;
+        }
+        if (!hop_header(l, ll)) {
             memcpy(w, l, ll);
             w += ll;
         }
