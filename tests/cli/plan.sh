@@ -40,13 +40,14 @@ expect_exit 0 "plan runs nothing" rf plan -- sh -c "touch $WS/should-not-exist"
 [ ! -e "$WS/should-not-exist" ] && pass "plan did not run the command" || fail "plan did not run the command"
 expect_exit 125 "plan: bad input is an error too" rf plan --expose "$SCRATCH/none" -- true
 
-# Issue 13 item 1: protected paths that do not exist are not protected by
-# any backend yet; the plan must say so by name, and stop saying it once
-# the path exists (then it is mounted read-only).
+# Issue 13 item 1: an absent .git/hooks (with .git present) gets a
+# read-only placeholder; absent paths at the workspace's top do not, and the
+# plan says so by name; once a path exists it is mounted read-only.
 mkdir -p "$SCRATCH/absent/.git"
 expect_exit 0 "plan in a workspace with .git but no hooks" rf plan --workspace "$SCRATCH/absent" -- true
 printf '%s' "$OUT" > "$SCRATCH/plan.json"
-check "absent .git/hooks and .ringfence.json named in cannot" py "c=[x for x in p['cannot'] if 'do not exist' in x]; assert len(c)==1 and '.git/hooks' in c[0] and '.ringfence.json' in c[0], c"
+check "absent .ringfence.json named in cannot, .git/hooks not (it gets a placeholder)" py "c=[x for x in p['cannot'] if 'do not exist' in x]; assert len(c)==1 and '.git/hooks' not in c[0] and '.ringfence.json' in c[0], c"
+check "the absent .git/hooks has a placeholder mount" py "assert any(m['target'].endswith('/.git/hooks') and m.get('placeholder')=='directory' for m in p['mounts'])"
 mkdir -p "$SCRATCH/absent/.git/hooks"
 expect_exit 0 "plan once .git/hooks exists" rf plan --workspace "$SCRATCH/absent" -- true
 printf '%s' "$OUT" > "$SCRATCH/plan.json"

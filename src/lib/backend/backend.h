@@ -28,8 +28,16 @@ int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err);
 
 /* What every backend prepares on the host before its first clone: the
  * instance directories and, when a limit needs them, the cgroups. */
+/* placeholder.c: the read-only placeholders for absent protected paths
+ * (plan mounts marked `placeholder`), made before the start and removed
+ * after the end; a killed start's are removed by the next one. */
+typedef struct rf_placeholders rf_placeholders;
+int rf_placeholders_make(const rf_plan *plan, rf_placeholders **out, rf_error **err);
+void rf_placeholders_remove(rf_placeholders *ph);
+
 typedef struct rf_backend_start {
     struct rf_cgroup *cgroup;
+    rf_placeholders *placeholders;
     rf_limits_report how;
     char **warnings;
 } rf_backend_start;

@@ -97,7 +97,7 @@ int rf_backend_make_cgroup(const rf_plan *plan, rf_cgroup **cg, rf_limits_report
 int rf_backend_start_prepare(const rf_plan *plan, rf_backend_start *s, rf_error **err)
 {
     memset(s, 0, sizeof *s);
-    if (rf_backend_make_instance_dirs(plan, err) < 0 ||
+    if (rf_backend_make_instance_dirs(plan, err) < 0 || rf_placeholders_make(plan, &s->placeholders, err) < 0 ||
         rf_backend_make_cgroup(plan, &s->cgroup, &s->how, &s->warnings, err) < 0) {
         rf_backend_start_release(s);
         return -1;
@@ -108,6 +108,7 @@ int rf_backend_start_prepare(const rf_plan *plan, rf_backend_start *s, rf_error 
 void rf_backend_start_release(rf_backend_start *s)
 {
     rf_cgroup_destroy(s->cgroup);
+    rf_placeholders_remove(s->placeholders);
     rf_strv_free(s->warnings);
     memset(s, 0, sizeof *s);
 }
@@ -115,6 +116,7 @@ void rf_backend_start_release(rf_backend_start *s)
 void rf_backend_start_give(rf_backend_start *s, rf_proc *proc)
 {
     proc->cgroup = s->cgroup;
+    proc->placeholders = s->placeholders;
     proc->how = s->how;
     proc->warnings = s->warnings;
     memset(s, 0, sizeof *s);

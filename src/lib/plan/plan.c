@@ -82,10 +82,43 @@ static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **er
     return 0;
 }
 
-/* Protected paths that do not exist yet: no backend stops the command from
- * creating them (a read-only mount needs an existing name, and making one
- * on the host is a trace; docs/security-tests.md), so the plan names them
- * in one `cannot` entry instead of claiming a protection it lacks. */
+/* Default protected paths that are directories (a placeholder for them is
+ * a directory); a user's entry ending in '/' is one too. */
+static bool protected_is_dir(const char *rel)
+{
+    static const char *const dirs[] = { ".git/hooks", ".ssh", ".config/ringfence", ".config/autostart",
+                                        ".config/systemd" };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (!strcmp(rel, dirs[i]))
+            return true;
+    return rel[0] && rel[strlen(rel) - 1] == '/';
+}
+
+/* An absent protected path gets a placeholder (native backend) when its
+ * parent exists as a real directory (creating the parent would already
+ * change the workspace) and is not the workspace's top, where everything
+ * in the workspace would see it (`git status`, `git add -A`): there, only
+ * for a workspace allowed although sensitive (a home), where the shell
+ * startup files matter. At the top, a planted .ringfence.* can only
+ * tighten the next run's policy unless --trust-workspace-config. */
+static bool placeholder_possible(const rf_plan *plan, const rf_policy *policy, const char *p)
+{
+    if (plan->backend != RF_BACKEND_NATIVE)
+        return false;
+    _cleanup_free_ char *parent = strdup(p);
+    char *slash = parent ? strrchr(parent, '/') : NULL;
+    if (!slash || slash == parent)
+        return false;
+    *slash = '\0';
+    struct stat st;
+    if (lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+        return false;
+    return strcmp(parent, policy->workspace) != 0 || policy->allow_sensitive_workspace;
+}
+
+/* Absent protected paths that get no placeholder: no backend stops the
+ * command from creating them, so the plan names them in one `cannot`
+ * entry instead of claiming a protection it lacks. */
 static int note_absent(rf_plan *plan, const rf_policy *policy)
 {
     size_t len = 0;
@@ -97,7 +130,8 @@ static int note_absent(rf_plan *plan, const rf_policy *policy)
     for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
         _cleanup_free_ char *p = rf_path_join(policy->workspace, policy->protected_paths[i]);
         struct stat st;
-        if (!p || !rf_path_is_beneath(p, policy->workspace) || lstat(p, &st) == 0 || errno != ENOENT)
+        if (!p || !rf_path_is_beneath(p, policy->workspace) || lstat(p, &st) == 0 || errno != ENOENT ||
+            placeholder_possible(plan, policy, p))
             continue;
         strcat(names, *names ? ", " : "");
         strcat(names, policy->protected_paths[i]);
@@ -105,8 +139,9 @@ static int note_absent(rf_plan *plan, const rf_policy *policy)
     if (!*names)
         return 0;
     char *s = NULL;
-    if (asprintf(&s, "protected paths that do not exist are not protected: the command can create "
-                     "them and they stay on the host: %s", names) < 0)
+    if (asprintf(&s, "protected paths that do not exist are not protected: the command can create them and "
+                     "they stay on the host (a .ringfence.* made so can only tighten the next run's policy, "
+                     "unless --trust-workspace-config): %s", names) < 0)
         return -1;
     return rf_strv_push_take(&plan->cannot, s);
 }
@@ -120,10 +155,15 @@ static int add_protected(rf_plan *plan, const rf_policy *policy, rf_error **err)
     for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
         _cleanup_free_ char *p = rf_path_join(policy->workspace, policy->protected_paths[i]);
         struct stat st;
-        if (!p || !rf_path_is_beneath(p, policy->workspace) || lstat(p, &st) < 0 || S_ISLNK(st.st_mode))
+        if (!p || !rf_path_is_beneath(p, policy->workspace))
+            continue;
+        bool absent = lstat(p, &st) < 0;
+        if (absent ? errno != ENOENT || !placeholder_possible(plan, policy, p) : S_ISLNK(st.st_mode))
             continue;
         if (rf_plan_add_mount(plan, RF_MOUNT_RO_SELF, NULL, p, false, "protected", err) < 0)
             return -1;
+        plan->mounts[plan->n_mounts - 1].placeholder = absent;
+        plan->mounts[plan->n_mounts - 1].source_dir = protected_is_dir(policy->protected_paths[i]);
     }
     return 0;
 }

@@ -28,7 +28,9 @@ typedef struct rf_mount {
     bool writable;
     bool devices;    /* keep device nodes usable (the /dev binds) */
     bool idmap;      /* root caller: host-root files appear as the sandbox user's */
-    bool source_dir; /* BIND: the source is a directory */
+    bool source_dir; /* BIND: the source is a directory; placeholder: make a directory */
+    bool placeholder; /* RO_SELF of an absent protected path: made empty on the
+                         host before the start, removed after (backend/placeholder.c) */
     unsigned mode;   /* TMPFS: permission bits of the root directory */
     const char *why; /* "system", "etc", "proc", "dev", "tmp", "workspace",
                         "instance", "expose", "executable", "protected" */

@@ -65,6 +65,8 @@ static json_t *mounts_json(const rf_plan *plan)
             json_object_set_new(o, "mode", json_string(m->writable ? "rw" : "ro"));
         if (m->idmap)
             json_object_set_new(o, "idmap", json_true());
+        if (m->placeholder)
+            json_object_set_new(o, "placeholder", json_string(m->source_dir ? "directory" : "file"));
         json_object_set_new(o, "why", json_string(m->why));
         json_array_append_new(a, o);
     }

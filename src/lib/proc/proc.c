@@ -5,6 +5,7 @@
 #include "proc/proc.h"
 #include "backend/native/report.h"
 #include "net/net.h"
+#include "backend/backend.h"
 #include "util/error.h"
 #include "util/strv.h"
 
@@ -200,6 +201,7 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
             ;
     }
     rf_net_proxy_free(p->net_proxy);
+    rf_placeholders_remove(p->placeholders); /* the sandbox is gone: nothing holds them */
     if (p->pidfd >= 0)
         close(p->pidfd);
     if (p->sock >= 0)

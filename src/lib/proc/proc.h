@@ -37,6 +37,7 @@ struct rf_proc {
     rf_limits_report how;      /* what enforces each limit */
     char **warnings;
     struct rf_net_proxy *net_proxy; /* network: allowlist, or NULL */
+    struct rf_placeholders *placeholders; /* removed once the sandbox is gone */
     bool tree_via_init; /* no pid namespace (landlock, none): killing init
                            alone would orphan the tree, so SIGKILL is a
                            message to init, which kills every descendant */
