@@ -80,7 +80,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--help-options-scdoc")) { /* for docs/gen-man.sh */
-        rf_cli_print_options(stdout, NULL, true);
+        /* with a subcommand: its options only, for ringfence-SUB(1) */
+        rf_cli_print_options(stdout, argc > 2 ? argv[2] : NULL, true);
         return 0;
     }
     if (!strcmp(cmd, "--completion")) { /* for meson: the shell completions */
