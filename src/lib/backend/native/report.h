@@ -16,6 +16,8 @@ enum rf_msg_type {
     RF_MSG_EXIT,            /* init → caller: the command's wait status */
     RF_MSG_KILL,            /* caller → init: SIGKILL the whole tree (subreaper
                                backends, where killing init alone would not) */
+    RF_MSG_RUN,             /* caller → init of a deferred sandbox: the command
+                               (backend/native/deferred.c; its own format) */
 };
 
 struct rf_msg {
