@@ -418,6 +418,7 @@ typedef struct rf_mcp_options {
     size_t max_output_bytes;       /* per stream of an exec result (0: 64 KiB) */
     size_t max_message_bytes;      /* longest message accepted (0: 4 MiB) */
     unsigned max_concurrent_calls; /* tools/call in flight at once (0: 8) */
+    size_t exec_pool_size;         /* exec sandboxes kept ready (a warm pool; 0: none) */
     /* Log lines (no newline) at or below log_level; called from any thread.
      * NULL: no logging. */
     void (*log)(void *userdata, int level, const char *message);

@@ -48,6 +48,7 @@ static void *worker(void *arg)
     } else {
         rf_mcp_reply(s, c->batch, rf_mcp_response(c->id, result));
     }
+    rf_proc_free(c->finished);
     call_free(c);
     /* After this unlock the server may be freed: nothing of it is touched. */
     pthread_mutex_lock(&s->calls_lock);

@@ -107,6 +107,7 @@ struct rf_mcp_server {
     unsigned n_calls;   /* length of calls: what the cap counts */
     unsigned n_workers; /* threads still running (they may be answering) */
     bool warned_plan;
+    struct rf_pool *pool; /* exec's warm pool, or NULL (build each sandbox on demand) */
 };
 
 void rf_mcp_log(rf_mcp_server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -131,6 +132,9 @@ struct rf_mcp_call {
     rf_mcp_batch *batch;
     bool cancelled; /* under server->calls_lock */
     rf_proc *proc;  /* the running sandbox, under server->calls_lock */
+    rf_proc *finished; /* its tree is gone; freed (init reaped, cgroup removed)
+                          after the answer is sent, so the answer does not wait
+                          for the kernel's namespace teardown */
 };
 
 /* Start a tools/call; the answer is sent by the worker. Returns < 0 (and

@@ -386,6 +386,15 @@ RF_EXPORT rf_mcp_server *rf_mcp_server_new(const rf_policy *policy, const rf_mcp
         rf_mcp_server_free(s);
         return NULL;
     }
+    /* exec's sandboxes built ahead: a call then only hands over its command.
+     * Where the pool cannot be (another backend), exec builds on demand. */
+    if (s->opts.exec_pool_size && rf_policy_tool_enabled(policy, "exec")) {
+        rf_error *perr = NULL;
+        s->pool = rf_pool_new(policy, s->opts.exec_pool_size, &perr);
+        if (!s->pool)
+            rf_mcp_log(s, RF_MCP_LOG_INFO, "exec runs without a warm pool: %s", rf_error_message(perr));
+        rf_error_free(perr);
+    }
     return s;
 }
 
@@ -442,6 +451,7 @@ RF_EXPORT void rf_mcp_server_free(rf_mcp_server *s)
     if (!s)
         return;
     rf_mcp_calls_drain(s);
+    rf_pool_free(s->pool);
     rf_guard_free(s->guard);
     rf_fs_close(s->fs);
     pthread_mutex_destroy(&s->fs_lock);

@@ -227,6 +227,10 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         exec_command(c, &oldmask);
     for (int i = 0; plan->deferred && i < 3; i++)
         close(deferred.fds[i]); /* the command has them; init needs none */
+    /* Nor its own stdio: a reader of the command's output then sees EOF
+     * when the command's tree ends, not when init has exited too. */
+    for (int i = 0; i < 3; i++)
+        close(i);
     rf_init_serve_sockets(c->net_fd);
     rf_init_run(cmd, c->sock, NULL);
 }
