@@ -183,6 +183,14 @@ static void run_request(server *s, int conn, const char *key, const char *cwd, c
     served_put(s, sp);
 }
 
+/* Only the serving user: the command would run with that user's powers. */
+static bool peer_allowed(int conn)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    return getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == getuid();
+}
+
 static void *client_main(void *arg)
 {
     client *c = arg;
@@ -204,8 +212,11 @@ static void *client_main(void *arg)
     const char *key, *cwd;
     if (cm && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(3 * sizeof(int)))
         memcpy(fds, CMSG_DATA(cm), sizeof fds);
-    if (fds[0] < 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-        parse_request(buf, (size_t)n, &key, &cwd, argv, 1024) < 0)
+    /* Read first, then judge: the refusal is then read before the close. */
+    if (!peer_allowed(c->conn))
+        reply(c->conn, 'E', "refused: only the user who started ringfence serve may use its pool");
+    else if (fds[0] < 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+             parse_request(buf, (size_t)n, &key, &cwd, argv, 1024) < 0)
         reply(c->conn, 'E', "malformed request");
     else
         run_request(c->srv, c->conn, key, cwd, argv, fds);
@@ -220,14 +231,6 @@ static void *client_main(void *arg)
     pthread_mutex_unlock(&c->srv->lock);
     free(c);
     return NULL;
-}
-
-/* Only the serving user: the command would run with that user's powers. */
-static bool peer_allowed(int conn)
-{
-    struct ucred cred;
-    socklen_t len = sizeof cred;
-    return getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == getuid();
 }
 
 static int listen_on(const char *path, rf_error **err)
@@ -333,11 +336,6 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
         int conn = n > 0 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
         if (conn < 0)
             continue;
-        if (!peer_allowed(conn)) {
-            reply(conn, 'E', "refused: only the user who started ringfence serve may use its pool");
-            close(conn);
-            continue;
-        }
         start_client(s, conn);
     }
     if (lfd >= 0) {
@@ -431,7 +429,17 @@ RF_EXPORT int rf_pool_client_run(const char *socket_path, const char *policy_key
         return rf_error_hint_set(err, "start one: ringfence serve --socket %s [run options]", socket_path);
     }
     if (send_request(fd, policy_key, cwd ? cwd : "", argv, err) < 0) {
+        /* The server may have refused before reading (another uid): its
+         * reason is still there to read. */
+        char why[512];
+        ssize_t n = recv(fd, why, sizeof why - 1, MSG_DONTWAIT);
         close(fd);
+        if (n > 1 && why[0] == 'E' && err) {
+            why[n] = '\0';
+            rf_error_free(*err);
+            *err = NULL;
+            return rf_error_set(err, 0, "run --via %s: %s", socket_path, why + 1);
+        }
         return -1;
     }
     client_sock = fd;
