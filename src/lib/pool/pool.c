@@ -50,6 +50,21 @@ static void *filler_main(void *arg)
             pthread_cond_wait(&p->wake, &p->lock);
             continue;
         }
+        /* One was just taken: its command runs now. Building the next one
+         * at the same moment would compete with it for the CPU and the
+         * kernel's mount locks, so wait a little while some are ready. */
+        if (p->n_idle > 0) {
+            struct timespec t;
+            clock_gettime(CLOCK_REALTIME, &t);
+            t.tv_nsec += 20 * 1000000;
+            if (t.tv_nsec >= 1000000000) {
+                t.tv_sec++;
+                t.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&p->wake, &p->lock, &t);
+            if (p->stopping || p->n_idle >= p->size)
+                continue;
+        }
         pthread_mutex_unlock(&p->lock);
         rf_error *err = NULL;
         rf_proc *proc = build_one(p, &err);
