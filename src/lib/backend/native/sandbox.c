@@ -215,14 +215,12 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     rf_deferred_cmd deferred;
     if (plan->deferred && rf_deferred_wait(c->sock, &deferred, &f) < 0)
         die(c, &f);
-    /* vfork, not fork(): glibc's fork() takes the malloc, stdio and atfork
-     * locks, which another thread of a multithreaded caller may have held at
-     * the moment of clone3, and in this copy nobody would release them; and
-     * copying the page tables of this copy of the caller (the whole
-     * supervisor: an MCP server, a pool) costs milliseconds the command then
-     * waits for. The child only sets up its descriptors and execs, or
-     * reports and _exits: what a vfork child may do. */
-    pid_t cmd = vfork();
+    /* A raw clone, not fork(): glibc's fork() takes the malloc, stdio and
+     * atfork locks, which another thread of a multithreaded caller may have
+     * held at the moment of clone3; in this copy nobody would release them.
+     * (Not vfork: under AddressSanitizer its interceptor maps memory, which
+     * the memory rlimit just applied can refuse.) */
+    pid_t cmd = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
     if (cmd < 0 && rf_fail(&f, "fork the command", NULL) < 0)
         die(c, &f);
     if (cmd == 0 && plan->deferred)
