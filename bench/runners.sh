@@ -8,7 +8,7 @@
 # private /tmp); they are not the same policy, so read the ratios as the
 # runner's own cost. A runner missing from PATH is left out, with the reason.
 #
-#   bench/runners.sh [BUILD_DIR] [RUNS]     (default: build, 50)
+#   [RF_BENCH_IMAGE=IMAGE] bench/runners.sh [BUILD_DIR] [RUNS]   (default: build, 50)
 #
 # Timings are for notes and comparisons, never for pass/fail.
 set -eu
@@ -28,6 +28,16 @@ if command -v firejail >/dev/null; then
     cmds+=(-n "firejail" "firejail --quiet --noprofile --private-tmp --net=none /bin/true")
 else
     echo "bench: firejail left out: not on PATH" >&2
+fi
+
+# podman needs a local image with /bin/true or busybox: RF_BENCH_IMAGE=NAME
+# (e.g. one made by `podman import`), run with runc (see docs/backends.md).
+if [ -n "${RF_BENCH_IMAGE:-}" ] && command -v podman >/dev/null; then
+    # nproc at the caller's hard limit was refused here (rlimit type 6); 1024 is accepted.
+    n=$(ulimit -Hn); p=1024
+    cmds+=(-n "podman (runc)" "podman --runtime runc run --rm --network none --ulimit nofile=$n:$n --ulimit nproc=$p:$p $RF_BENCH_IMAGE /bin/busybox true")
+else
+    echo "bench: podman left out: set RF_BENCH_IMAGE to a local image with busybox" >&2
 fi
 
 echo "bench: $runs runs each, as uid $(id -u), kernel $(uname -r)"
