@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Round-trip time of a tools/call through `ringfence mcp`, as an MCP client
-// sees it: N sequential `exec true` (a fresh sandbox each) and N `read_file`
-// (no sandbox), through the official SDK client over stdio. For notes only.
+// sees it: N sequential `exec true` (a fresh sandbox each; with the warm
+// pool, the default, and with --no-pool) and N `read_file` (no sandbox),
+// through the official SDK client over stdio. For notes only.
 //
 //   node bench/mcp-latency.mjs [BUILD_DIR] [N]       (needs npm ci in tests/mcp)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,14 +19,17 @@ const build = resolve(process.argv[2] ?? join(top, 'build'));
 const n = Number(process.argv[3] ?? 50);
 const ws = mkdtempSync(join(tmpdir(), 'rf-mcp-bench-'));
 writeFileSync(join(ws, 'f.txt'), 'x\n');
-const transport = new StdioClientTransport({
-  command: join(build, 'ringfence'), args: ['mcp', '--workspace', ws],
-  env: { ...getDefaultEnvironment(), RINGFENCE_HOME: join(ws, '.rfhome') },
-});
-const client = new Client({ name: 'bench', version: '1' });
-await client.connect(transport);
+async function session(extra) {
+  const transport = new StdioClientTransport({
+    command: join(build, 'ringfence'), args: ['mcp', ...extra, '--workspace', ws],
+    env: { ...getDefaultEnvironment(), RINGFENCE_HOME: join(ws, '.rfhome') },
+  });
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(transport);
+  return client;
+}
 
-async function time(label, args) {
+async function time(client, label, args) {
   await client.callTool(args); // warm-up
   const ms = [];
   for (let i = 0; i < n; i++) {
@@ -38,8 +42,16 @@ async function time(label, args) {
   const mean = ms.reduce((a, b) => a + b, 0) / n;
   console.log(`${label}: ${n} calls, mean ${mean.toFixed(2)} ms, median ${ms[n >> 1].toFixed(2)} ms, ` +
               `p90 ${ms[Math.floor(n * 0.9)].toFixed(2)} ms, min ${ms[0].toFixed(2)} ms`);
+  return ms[n >> 1];
 }
-await time('exec true', { name: 'exec', arguments: { command: 'true' } });
-await time('read_file', { name: 'read_file', arguments: { path: 'f.txt' } });
-await client.close();
+
+const pooled = await session([]);
+await new Promise((r) => setTimeout(r, 500)); // let the pool fill
+const withPool = await time(pooled, 'exec true (warm pool)', { name: 'exec', arguments: { command: 'true' } });
+await time(pooled, 'read_file', { name: 'read_file', arguments: { path: 'f.txt' } });
+await pooled.close();
+const plain = await session(['--no-pool']);
+const withoutPool = await time(plain, 'exec true (--no-pool)', { name: 'exec', arguments: { command: 'true' } });
+await plain.close();
+console.log(`warm pool: ${(withoutPool / withPool).toFixed(2)}x faster than --no-pool (medians)`);
 rmSync(ws, { recursive: true, force: true });

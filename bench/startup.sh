@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Start-up cost of a sandbox, side by side in one run: bare /bin/true,
-# ringfence, the closest bubblewrap line (all namespaces, the same kind of
-# mounts) and firejail. Prints mean times and ratios to bubblewrap.
+# Start-up cost of a sandbox, side by side in one run: bare /bin/true, the
+# floor probe (bench/floor.c: only clone + tmpfs root + /usr + pivot_root +
+# proc + exec), ringfence, the closest bubblewrap line (all namespaces, the
+# same kind of mounts) and firejail. Prints mean times and ratios.
 #
 #   bench/startup.sh [BUILD_DIR] [RUNS]     (default: build, 300)
 #
@@ -25,7 +26,7 @@ bwrap_cmd="bwrap --unshare-all --die-with-parent --new-session --ro-bind /usr /u
 --proc /proc --dev /dev --tmpfs /tmp --bind $ws $ws --chdir $ws --clearenv \
 --setenv PATH /usr/bin:/bin --setenv HOME $ws --cap-drop ALL /bin/true"
 
-cmds=(-n bare /bin/true -n ringfence "$rf run -- /bin/true")
+cmds=(-n bare /bin/true -n floor "$build/bench/floor /bin/true" -n ringfence "$rf run -- /bin/true")
 command -v bwrap >/dev/null && cmds+=(-n bwrap "$bwrap_cmd")
 command -v firejail >/dev/null && cmds+=(-n firejail "firejail --noprofile --quiet --net=none --private /bin/true")
 [ -n "${RF_BENCH_EXTRA:-}" ] && cmds+=(-n ringfence-extra "$rf run $RF_BENCH_EXTRA -- /bin/true")
@@ -42,4 +43,6 @@ for name, x in r.items():
     print("%-16s %10.3f %10.3f %12s" % (name, x["mean"] * 1e3, x["stddev"] * 1e3, ratio))
 if "bare" in r and "ringfence" in r:
     print("ringfence overhead over bare exec: %.3f ms" % ((r["ringfence"]["mean"] - r["bare"]["mean"]) * 1e3))
+if "floor" in r and "ringfence" in r:
+    print("ringfence vs the floor probe: %.2fx" % (r["ringfence"]["mean"] / r["floor"]["mean"]))
 PY

@@ -418,6 +418,7 @@ typedef struct rf_mcp_options {
     size_t max_output_bytes;       /* per stream of an exec result (0: 64 KiB) */
     size_t max_message_bytes;      /* longest message accepted (0: 4 MiB) */
     unsigned max_concurrent_calls; /* tools/call in flight at once (0: 8) */
+    size_t exec_pool_size;         /* exec sandboxes kept ready (a warm pool; 0: none) */
     /* Log lines (no newline) at or below log_level; called from any thread.
      * NULL: no logging. */
     void (*log)(void *userdata, int level, const char *message);
@@ -472,6 +473,40 @@ RF_EXPORT int rf_instance_gc(const char *root, rf_error **err);
  * NULL) and whether it is ephemeral (delete_on_exit). */
 RF_EXPORT const char *rf_policy_instance_root(const rf_policy *policy);
 RF_EXPORT const char *rf_policy_instance(const rf_policy *policy, bool *ephemeral);
+
+/* ── The warm pool: sandboxes built ahead, one command each ────────────── */
+/* `size` sandboxes of the policy are kept ready (native backend only); a
+ * run takes one, hands it the command, waits, and destroys it; a new one
+ * is built in the background. Nothing of one command is seen by the next.
+ * Thread-safe: several runs may be in flight. See docs/pool.md. */
+typedef struct rf_pool rf_pool;
+typedef struct rf_pool_request {
+    char *const *argv;     /* argv[0] is looked up in the sandbox's PATH */
+    char *const *env_add;  /* "KEY=VALUE" on top of the policy's environment, or NULL */
+    const char *cwd;       /* inside the sandbox; NULL: the plan's */
+    rf_stdio stdio;        /* -1: the caller's own 0, 1, 2 */
+    double timeout_s;      /* 0: the policy's */
+} rf_pool_request;
+RF_EXPORT rf_pool *rf_pool_new(const rf_policy *policy, size_t size, rf_error **err);
+RF_EXPORT int rf_pool_run(rf_pool *pool, const rf_pool_request *req, rf_status *out, rf_error **err);
+RF_EXPORT size_t rf_pool_idle(rf_pool *pool);
+RF_EXPORT char *rf_pool_plan_json(const rf_pool *pool);
+RF_EXPORT void rf_pool_free(rf_pool *pool);
+/* Serve a pool on a unix socket (0600; only the serving uid may connect),
+ * until *stop becomes true or a fatal error. `policy_key` is what clients
+ * must present: a request made under another policy is refused.
+ * reload(ud) is called about once a second; when it returns a new key and
+ * policy, the pool is rebuilt with them (a config file was edited). */
+typedef int (*rf_pool_reload_fn)(void *ud, char **new_key, rf_policy **new_policy);
+RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, const char *policy_key, size_t size,
+                            rf_pool_reload_fn reload, void *ud, volatile int *stop, rf_error **err);
+/* A client: run argv through the pool at socket_path with our stdio; the
+ * status comes back as from rf_proc_wait. */
+RF_EXPORT int rf_pool_client_run(const char *socket_path, const char *policy_key, char *const argv[],
+                                 const char *cwd, rf_status *out, rf_error **err);
+/* The policy as a pool compares it: its JSON without what may differ
+ * between a server and its clients (the caller's cwd, warnings). */
+RF_EXPORT char *rf_policy_key(const rf_policy *policy);
 
 RF_EXPORT const char *rf_version(void);
 

@@ -19,6 +19,7 @@ int rf_cli_exec(int argc, char **argv);
 int rf_cli_mcp(int argc, char **argv);
 int rf_cli_export(int argc, char **argv);
 int rf_cli_instance(int argc, char **argv);
+int rf_cli_serve(int argc, char **argv);
 /* completion.c: print the completion script for shell (bash, zsh, fish). */
 int rf_cli_completion(const char *shell, const char *const *subs, const char *const *summaries, size_t n);
 
@@ -28,5 +29,7 @@ int rf_cli_report(const rf_error *err);
 int rf_cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 struct rf_cli_opts;
+/* serve.c: run argv through the pool at o->via; returns the exit code. */
+int rf_cli_run_via(struct rf_cli_opts *o, char **argv);
 /* Start the plan, forward signals, wait, report; returns the exit code. */
 int rf_cli_execute(const struct rf_cli_opts *o, const rf_plan *plan);

@@ -72,6 +72,7 @@ static int serve(const rf_cli_opts *o, const rf_policy *policy)
     rf_mcp_options opts = {
         .max_output_bytes = o->max_output,
         .max_concurrent_calls = o->max_calls,
+        .exec_pool_size = o->no_pool ? 0 : 2, /* two ready: most agents run one command at a time */
         .log = log_line,
         .log_level = log_level(o),
     };

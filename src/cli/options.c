@@ -21,6 +21,7 @@ enum opt_id {
     OPT_IMAGE, OPT_FORMAT, OPT_ALLOW_SENSITIVE,
     OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_ALLOW_PORT, OPT_ADD_HOST, OPT_PUBLISH, OPT_ALLOW_PRIVATE,
     OPT_INSTANCE, OPT_EPHEMERAL, OPT_PROFILE, OPT_TARGET, OPT_CREDENTIAL, OPT_COPY, OPT_FORCE, OPT_JSON,
+    OPT_SOCKET, OPT_POOL_SIZE, OPT_VIA, OPT_NO_POOL,
 };
 
 static const struct rf_option {
@@ -119,6 +120,13 @@ static const struct rf_option {
       "copy a file or directory into the instance (modes kept, set-id bits dropped); repeatable", "instance" },
     { "force", no_argument, OPT_FORCE, NULL, "rm: stop the instance's running sandboxes first", "instance" },
     { "json", no_argument, OPT_JSON, NULL, "list: print JSON", "instance" },
+    { "socket", required_argument, OPT_SOCKET, "PATH", "the pool's unix socket (created 0600)", "serve" },
+    { "pool-size", required_argument, OPT_POOL_SIZE, "N", "sandboxes kept ready (default 4)", "serve" },
+    { "via", required_argument, OPT_VIA, "PATH",
+      "run the command in a ready sandbox of the pool serving PATH (ringfence serve); same options as the server's",
+      "run" },
+    { "no-pool", no_argument, OPT_NO_POOL, NULL,
+      "build each exec's sandbox on demand instead of keeping some ready", "mcp" },
     { "help", no_argument, OPT_HELP, NULL, "show this help" },
 };
 
@@ -324,6 +332,18 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
                               json_string(arg));
         return 0;
     case OPT_FORCE: o->force = true; return 0;
+    case OPT_SOCKET: o->socket = arg; return 0;
+    case OPT_VIA: o->via = arg; return 0;
+    case OPT_NO_POOL: o->no_pool = true; return 0;
+    case OPT_POOL_SIZE: {
+        double v;
+        if (parse_number(sub, "pool-size", arg, 1, &v) < 0)
+            return -1;
+        if (v != (double)(long)v || v > 256)
+            return usage(sub, "--pool-size %s: expected a whole number from 1 to 256", arg);
+        o->pool_size = (size_t)v;
+        return 0;
+    }
     case OPT_JSON: o->json = true; return 0;
     case OPT_ALLOW_PRIVATE:
         json_object_set_new(rf_cli_json_obj_at(f, "network"), "allow_private_addresses", json_true());

@@ -28,6 +28,10 @@ typedef struct rf_cli_opts {
     const char *target;    /* instance create --target */
     json_t *instance_files;/* {"credentials": [...], "copies": [...]} */
     bool force, json;      /* instance rm --force, list --json */
+    const char *socket;    /* serve --socket */
+    size_t pool_size;      /* serve --pool-size (0: default) */
+    const char *via;       /* run --via */
+    bool no_pool;          /* mcp --no-pool */
     struct rf_instance *instance; /* the instance run in (closed by rf_cli_opts_clear) */
     bool help;
 } rf_cli_opts;

@@ -129,6 +129,16 @@ int rf_cli_run(int argc, char **argv)
     rf_cli_opts o;
     rf_plan *plan;
     int code;
+    /* --via: the sandbox comes from a pool (serve.c), not from a plan here. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--via") || !strncmp(argv[i], "--via=", 6)) {
+            int idx = rf_cli_parse_sandbox_options("run", argc, argv, &o);
+            code = idx < 0 ? RF_EXIT_FAILURE
+                   : idx >= argc ? rf_cli_usage_error("run", "no command given; put it after --")
+                                 : rf_cli_run_via(&o, argv + idx);
+            rf_cli_opts_clear(&o);
+            return code;
+        }
     if (rf_cli_prepare("run", argc, argv, help, &o, &plan, &code)) {
         code = rf_cli_execute(&o, plan);
         rf_plan_free(plan);

@@ -27,7 +27,10 @@ export function scratchDir(tag) {
 export const rfHome = scratchDir('home');
 
 export function serverEnv() {
-  return { ...getDefaultEnvironment(), RINGFENCE_HOME: rfHome };
+  // Sanitizer settings pass through, so a TSan/ASan run can collect reports.
+  const san = Object.fromEntries(
+    ['TSAN_OPTIONS', 'ASAN_OPTIONS', 'UBSAN_OPTIONS'].filter((k) => process.env[k]).map((k) => [k, process.env[k]]));
+  return { ...getDefaultEnvironment(), ...san, RINGFENCE_HOME: rfHome };
 }
 
 // An SDK client connected to `command args...`; stderr is kept for diagnostics.

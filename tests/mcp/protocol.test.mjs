@@ -29,7 +29,7 @@ test('every protocol version of the SDK is accepted as asked; an unknown one get
     const want = SUPPORTED_PROTOCOL_VERSIONS.includes(v) ? v : LATEST_PROTOCOL_VERSION;
     assert.equal(r.result.protocolVersion, want, `asked ${v}`);
     assert.equal(r.result.serverInfo.name, 'ringfence');
-    assert.deepEqual(r.result.capabilities, { tools: { listChanged: false } });
+    assert.deepEqual(r.result.capabilities, { tools: { listChanged: false }, logging: {} });
     await s.close();
   }
 });
@@ -123,5 +123,30 @@ test('end of input: running calls are stopped and the server exits 0', async () 
   await rawInit(s);
   s.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'exec', arguments: { command: 'sleep 600' } } });
   await new Promise((r) => setTimeout(r, 300));
+  assert.equal(await s.close(), 0);
+});
+
+test('logging/setLevel: log lines become notifications/message at that level and above, none before', async () => {
+  const s = open();
+  await rawInit(s);
+  const blocked = (id) => s.send({ jsonrpc: '2.0', id, method: 'tools/call',
+                                   params: { name: 'exec', arguments: { command: 'rm -rf build' } } });
+  blocked(1); // logged at info, but the client has not asked for logs
+  assert.equal((await s.next()).id, 1);
+  s.send({ jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'loud' } });
+  assert.equal((await s.next()).error.code, -32602, 'an unknown level');
+  s.send({ jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: { level: 'warning' } });
+  assert.deepEqual(await s.next(), { jsonrpc: '2.0', id: 3, result: {} });
+  blocked(4); // info is below warning: still nothing
+  assert.equal((await s.next()).id, 4);
+  s.send({ jsonrpc: '2.0', id: 5, method: 'logging/setLevel', params: { level: 'info' } });
+  assert.equal((await s.next()).id, 5);
+  blocked(6);
+  const n = await s.next();
+  assert.equal(n.method, 'notifications/message', JSON.stringify(n));
+  assert.equal(n.params.level, 'info');
+  assert.equal(n.params.logger, 'ringfence');
+  assert.match(n.params.data, /^exec blocked: /);
+  assert.equal((await s.next()).id, 6);
   assert.equal(await s.close(), 0);
 });

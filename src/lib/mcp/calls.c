@@ -48,6 +48,7 @@ static void *worker(void *arg)
     } else {
         rf_mcp_reply(s, c->batch, rf_mcp_response(c->id, result));
     }
+    rf_proc_free(c->finished);
     call_free(c);
     /* After this unlock the server may be freed: nothing of it is touched. */
     pthread_mutex_lock(&s->calls_lock);
@@ -91,8 +92,17 @@ int rf_mcp_calls_start(rf_mcp_server *s, json_t *id, const rf_mcp_tool *tool, js
         return -1;
     }
     c->server = s;
-    c->id = json_incref(id);
-    c->args = json_incref(args);
+    /* Copies, not references: jansson values are not thread-safe, and the
+     * reading thread frees the message these came in while the worker
+     * still uses them (a data race on the refcounts TSan found). */
+    c->id = json_deep_copy(id);
+    c->args = json_deep_copy(args);
+    if (!c->id || !c->args) {
+        pthread_mutex_unlock(&s->calls_lock);
+        rf_mcp_reply(s, batch, rf_mcp_error(id, RF_JSONRPC_INTERNAL_ERROR, "out of memory"));
+        call_free(c);
+        return -1;
+    }
     c->tool = tool;
     c->batch = batch;
     c->next = s->calls;

@@ -4,6 +4,7 @@
  * pipes, each kept up to a cap (the rest is read and counted, so the
  * command never blocks on a full pipe). */
 #include "mcp/mcp.h"
+#include "pool/pool.h"
 #include "policy/policy.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -163,10 +164,23 @@ static void close_pair(int p[2])
             close(p[i]);
 }
 
+/* The sandbox for one call: a ready one from the pool, handed the command,
+ * or one built now from the plan. */
+static rf_proc *start(rf_mcp_server *s, const rf_plan *plan, const char *command, double timeout,
+                      const rf_stdio *stdio, rf_error **err)
+{
+    if (!s->pool)
+        return rf_spawn(plan, stdio, err);
+    char *argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
+    rf_pool_request req = { .argv = argv, .cwd = s->policy->chdir ? s->policy->chdir : s->policy->workspace,
+                            .stdio = *stdio, .timeout_s = timeout };
+    return rf_pool_start(s->pool, &req, err);
+}
+
 /* Spawn, capture and wait; fills st. Returns < 0 if the sandbox could not
  * be started or waited for. */
-static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, capture caps[2], rf_status *st,
-                        rf_error **err)
+static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, const char *command,
+                        double timeout, capture caps[2], rf_status *st, rf_error **err)
 {
     int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
     _cleanup_close_ int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -175,7 +189,7 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
         return rf_error_set(err, errno, "exec: create pipes");
     }
     rf_stdio stdio = { devnull, out[1], errp[1] };
-    rf_proc *proc = rf_spawn(plan, &stdio, err);
+    rf_proc *proc = start(s, plan, command, timeout, &stdio, err);
     /* Our copies of the write ends go now, or the reader never sees EOF. */
     close(out[1]);
     close(errp[1]);
@@ -193,7 +207,7 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
         rf_proc_kill(proc, SIGKILL);
     int rc = rf_proc_wait(proc, st, err);
     rf_mcp_call_detach(call);
-    rf_proc_free(proc);
+    call->finished = proc; /* freed once the answer is out (calls.c) */
     if (threaded)
         pthread_join(thread, NULL);
     else
@@ -256,7 +270,7 @@ json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args)
         return denied;
 
     rf_error *err = NULL;
-    rf_plan *plan = exec_plan(s, command, timeout, &err);
+    rf_plan *plan = s->pool ? NULL : exec_plan(s, command, timeout, &err);
     capture caps[2] = { { .fd = -1 }, { .fd = -1 } };
     rf_status st;
     memset(&st, 0, sizeof st);
@@ -266,7 +280,7 @@ json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args)
     caps[1].buf = malloc(caps[1].cap ? caps[1].cap : 1);
     if (!caps[0].buf || !caps[1].buf)
         rf_error_set(&err, ENOMEM, "exec");
-    else if (plan && run_captured(s, call, plan, caps, &st, &err) == 0)
+    else if ((plan || s->pool) && run_captured(s, call, plan, command, timeout, caps, &st, &err) == 0)
         res = exec_result(s, &st, caps);
     if (!res)
         res = rf_mcp_tool_from_error(err);

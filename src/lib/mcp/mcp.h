@@ -107,9 +107,16 @@ struct rf_mcp_server {
     unsigned n_calls;   /* length of calls: what the cap counts */
     unsigned n_workers; /* threads still running (they may be answering) */
     bool warned_plan;
+    /* logging/setLevel: the most verbose syslog severity (0 emergency ..
+     * 7 debug) the client asked for as notifications/message; -1 until it
+     * asks. Read and written atomically (workers log). */
+    int client_log_level;
+    struct rf_pool *pool; /* exec's warm pool, or NULL (build each sandbox on demand) */
 };
 
 void rf_mcp_log(rf_mcp_server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Send a notification (method + params, stolen) outside any batch. */
+void rf_mcp_notify(rf_mcp_server *s, const char *method, json_t *params);
 /* Send a response for a request (into its batch when it came in one);
  * steals msg. msg NULL: the request ends without an answer (cancelled). */
 void rf_mcp_reply(rf_mcp_server *s, rf_mcp_batch *batch, json_t *msg);
@@ -131,6 +138,9 @@ struct rf_mcp_call {
     rf_mcp_batch *batch;
     bool cancelled; /* under server->calls_lock */
     rf_proc *proc;  /* the running sandbox, under server->calls_lock */
+    rf_proc *finished; /* its tree is gone; freed (init reaped, cgroup removed)
+                          after the answer is sent, so the answer does not wait
+                          for the kernel's namespace teardown */
 };
 
 /* Start a tools/call; the answer is sent by the worker. Returns < 0 (and

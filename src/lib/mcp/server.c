@@ -44,16 +44,34 @@ static bool has_batches(const rf_mcp_server *s)
     return s->version && !strcmp(s->version, "2025-03-26");
 }
 
+/* MCP's levels are syslog's, most severe first; ours map onto four of them. */
+static const char *const syslog_levels[] = { "emergency", "alert", "critical", "error", "warning",
+                                             "notice",    "info",  "debug",    NULL };
+static const int our_severity[] = { [RF_MCP_LOG_ERROR] = 3, [RF_MCP_LOG_WARNING] = 4, [RF_MCP_LOG_INFO] = 6,
+                                    [RF_MCP_LOG_DEBUG] = 7 };
+
+static void log_host(rf_mcp_server *s, int level, const char *line)
+{
+    if (s->opts.log && level <= s->opts.log_level)
+        s->opts.log(s->opts.log_userdata, level, line);
+}
+
 void rf_mcp_log(rf_mcp_server *s, int level, const char *fmt, ...)
 {
-    if (!s->opts.log || level > s->opts.log_level)
+    int wanted = __atomic_load_n(&s->client_log_level, __ATOMIC_RELAXED);
+    bool to_client = level >= RF_MCP_LOG_ERROR && level <= RF_MCP_LOG_DEBUG && our_severity[level] <= wanted;
+    if (!to_client && (!s->opts.log || level > s->opts.log_level))
         return;
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    s->opts.log(s->opts.log_userdata, level, line);
+    log_host(s, level, line);
+    if (to_client)
+        rf_mcp_notify(s, "notifications/message",
+                      json_pack("{s:s, s:s, s:s}", "level", syslog_levels[our_severity[level]], "logger",
+                                "ringfence", "data", line));
 }
 
 /* ── Output ──────────────────────────────────────────────────────────── */
@@ -90,12 +108,14 @@ static void send_locked(rf_mcp_server *s, json_t *msg)
      * message is one line. */
     char *text = json_dumps(msg, JSON_COMPACT | JSON_PRESERVE_ORDER);
     if (!text) {
-        rf_mcp_log(s, RF_MCP_LOG_ERROR, "cannot encode a response (out of memory)");
+        log_host(s, RF_MCP_LOG_ERROR, "cannot encode a response (out of memory)"); /* out_lock held */
         return;
     }
     if (!s->out_broken && s->write(s->write_ud, text, strlen(text)) < 0) {
         s->out_broken = true;
-        rf_mcp_log(s, RF_MCP_LOG_ERROR, "cannot write to the client: %s", strerror(errno));
+        char line[200];
+        snprintf(line, sizeof line, "cannot write to the client: %s", strerror(errno));
+        log_host(s, RF_MCP_LOG_ERROR, line); /* out_lock held: not to the client */
     }
     free(text);
 }
@@ -117,6 +137,17 @@ void rf_mcp_reply(rf_mcp_server *s, rf_mcp_batch *batch, json_t *msg)
             free(batch);
         }
     }
+    pthread_mutex_unlock(&s->out_lock);
+    json_decref(msg);
+}
+
+void rf_mcp_notify(rf_mcp_server *s, const char *method, json_t *params)
+{
+    json_t *msg = params ? json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", method, "params", params) : NULL;
+    if (!msg)
+        return;
+    pthread_mutex_lock(&s->out_lock);
+    send_locked(s, msg);
     pthread_mutex_unlock(&s->out_lock);
     json_decref(msg);
 }
@@ -179,8 +210,8 @@ static void do_initialize(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
     json_t *server_info = json_pack("{s:s, s:s}", "name", "ringfence", "version", rf_version());
     if (rf_mcp_has_structured_output(s))
         json_object_set_new(server_info, "title", json_string("ringfence sandbox"));
-    json_t *result = json_pack("{s:s, s:{s:{s:b}}, s:o}", "protocolVersion", s->version, "capabilities", "tools",
-                               "listChanged", 0, "serverInfo", server_info);
+    json_t *result = json_pack("{s:s, s:{s:{s:b}, s:{}}, s:o}", "protocolVersion", s->version, "capabilities",
+                               "tools", "listChanged", 0, "logging", "serverInfo", server_info);
     char *text = instructions(s);
     if (text)
         json_object_set_new(result, "instructions", json_string(text));
@@ -221,11 +252,27 @@ static void do_tools_call(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
     json_decref(empty);
 }
 
+/* logging/setLevel: from now on, log lines at this severity or above also
+ * go to the client as notifications/message. */
+static void do_set_level(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
+{
+    const char *level = json_string_value(json_object_get(m->params, "level"));
+    for (int i = 0; level && syslog_levels[i]; i++) {
+        if (!strcmp(level, syslog_levels[i])) {
+            __atomic_store_n(&s->client_log_level, i, __ATOMIC_RELAXED);
+            return rf_mcp_reply(s, batch, rf_mcp_response(m->id, json_object()));
+        }
+    }
+    reply_error(s, batch, m->id, RF_JSONRPC_INVALID_PARAMS,
+                "logging/setLevel: \"level\" must be one of debug, info, notice, warning, error, critical, "
+                "alert, emergency");
+}
+
 static void do_request(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
 {
     const char *method = m->method;
     bool known = !strcmp(method, "initialize") || !strcmp(method, "ping") || !strcmp(method, "tools/list") ||
-                 !strcmp(method, "tools/call");
+                 !strcmp(method, "tools/call") || !strcmp(method, "logging/setLevel");
     if (!known) {
         rf_mcp_reply(s, batch, rf_mcp_error(m->id, RF_JSONRPC_METHOD_NOT_FOUND, "method not found: %.100s", method));
         return;
@@ -245,6 +292,8 @@ static void do_request(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
             return reply_error(s, batch, m->id, RF_JSONRPC_INVALID_PARAMS, "tools/list: invalid cursor");
         return rf_mcp_reply(s, batch, rf_mcp_response(m->id, rf_mcp_tools_list(s)));
     }
+    if (!strcmp(method, "logging/setLevel"))
+        return do_set_level(s, m, batch);
     do_tools_call(s, m, batch);
 }
 
@@ -350,6 +399,7 @@ static rf_mcp_server *server_alloc(const rf_mcp_options *opts)
     pthread_mutex_init(&s->calls_lock, NULL);
     pthread_cond_init(&s->calls_changed, NULL);
     s->out_fd = -1;
+    s->client_log_level = -1;
     s->write = write_fd;
     s->write_ud = s;
     return s;
@@ -385,6 +435,15 @@ RF_EXPORT rf_mcp_server *rf_mcp_server_new(const rf_policy *policy, const rf_mcp
         rf_error_prefix(err, "mcp server");
         rf_mcp_server_free(s);
         return NULL;
+    }
+    /* exec's sandboxes built ahead: a call then only hands over its command.
+     * Where the pool cannot be (another backend), exec builds on demand. */
+    if (s->opts.exec_pool_size && rf_policy_tool_enabled(policy, "exec")) {
+        rf_error *perr = NULL;
+        s->pool = rf_pool_new(policy, s->opts.exec_pool_size, &perr);
+        if (!s->pool)
+            rf_mcp_log(s, RF_MCP_LOG_INFO, "exec runs without a warm pool: %s", rf_error_message(perr));
+        rf_error_free(perr);
     }
     return s;
 }
@@ -442,6 +501,7 @@ RF_EXPORT void rf_mcp_server_free(rf_mcp_server *s)
     if (!s)
         return;
     rf_mcp_calls_drain(s);
+    rf_pool_free(s->pool);
     rf_guard_free(s->guard);
     rf_fs_close(s->fs);
     pthread_mutex_destroy(&s->fs_lock);

@@ -86,6 +86,8 @@ struct rf_plan {
     bool restrict_tcp;    /* Landlock denies every TCP bind and connect */
     bool seccomp_deny_inet; /* the filter denies AF_INET/AF_INET6 sockets */
 
+    bool deferred;      /* native: build the sandbox, then wait for its one
+                           command (RF_MSG_RUN; the warm pool, src/lib/pool/) */
     char *container_image; /* container.image (Mitto docker.image), or NULL:
                               the userland of the container backend and of
                               `ringfence export k8s` */

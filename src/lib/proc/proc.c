@@ -109,6 +109,11 @@ static void handle_message(rf_proc *p, const struct rf_msg *m)
     case RF_MSG_EXIT:
         p->have_exit = true;
         p->exit_status = m->status;
+        /* The tree's usage, as init measured it: init itself may still be
+         * exiting (the kernel tearing the namespaces down). */
+        p->usage->ru_utime = (struct timeval){ .tv_sec = m->utime_us / 1000000, .tv_usec = m->utime_us % 1000000 };
+        p->usage->ru_stime = (struct timeval){ .tv_sec = m->stime_us / 1000000, .tv_usec = m->stime_us % 1000000 };
+        p->usage->ru_maxrss = m->maxrss_kb;
         break;
     default:
         break;
@@ -160,10 +165,14 @@ static void check_deadlines(rf_proc *p, double *grace_at)
 }
 
 
+/* Until init reported the command's status (it does so only once every
+ * process of the tree is gone) or init itself is gone. Reaping init, which
+ * waits for the kernel to tear the namespaces down, is left to
+ * rf_proc_free: a caller can answer first (the pool, the MCP server). */
 int rf_proc_wait_raw(rf_proc *p, rf_error **err)
 {
     double grace_at = 0;
-    while (!p->reaped) {
+    while (!p->reaped && !p->have_exit) {
         check_deadlines(p, &grace_at);
         int sock = live_sock(p);
         struct pollfd pfd[2] = { { .fd = p->pidfd, .events = POLLIN }, { .fd = sock, .events = POLLIN } };

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,10 +134,19 @@ _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops)
         if (p[2].revents && ((p[2].revents & POLLIN) ? rf_net_serve_socket_request(socket_chan) < 0 : true))
             socket_chan = -1;
     }
-    /* What the command left running dies with it, as in a pid namespace. */
-    if (ops)
+    /* What the command left running dies with it, before the status is
+     * reported: whoever reads the status knows no process of the tree is
+     * left. What remains after that is the kernel's teardown of the
+     * namespaces as init exits, which no process can see any more. */
+    if (ops) {
         signal_all(&s, SIGKILL);
-    rf_msg_send_status(sock, s.status);
+    } else {
+        kill(-1, SIGKILL);
+        while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+            ;
+    }
+    struct rusage ru;
+    rf_msg_send_status(sock, s.status, getrusage(RUSAGE_CHILDREN, &ru) == 0 ? &ru : NULL);
     if (WIFEXITED(s.status))
         _exit(WEXITSTATUS(s.status));
     _exit(RF_EXIT_SIGNAL_BASE + WTERMSIG(s.status));

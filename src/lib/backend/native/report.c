@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -30,12 +31,17 @@ int rf_msg_send(int fd, int type, int errnum, const char *step, const char *deta
     return n == (ssize_t)sizeof m ? 0 : -1;
 }
 
-int rf_msg_send_status(int fd, int status)
+int rf_msg_send_status(int fd, int status, const struct rusage *ru)
 {
     struct rf_msg m;
     memset(&m, 0, sizeof m);
     m.type = RF_MSG_EXIT;
     m.status = status;
+    if (ru) {
+        m.utime_us = (long long)ru->ru_utime.tv_sec * 1000000 + ru->ru_utime.tv_usec;
+        m.stime_us = (long long)ru->ru_stime.tv_sec * 1000000 + ru->ru_stime.tv_usec;
+        m.maxrss_kb = ru->ru_maxrss;
+    }
     ssize_t n;
     do
         n = send(fd, &m, sizeof m, MSG_NOSIGNAL);

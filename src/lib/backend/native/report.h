@@ -16,19 +16,25 @@ enum rf_msg_type {
     RF_MSG_EXIT,            /* init → caller: the command's wait status */
     RF_MSG_KILL,            /* caller → init: SIGKILL the whole tree (subreaper
                                backends, where killing init alone would not) */
+    RF_MSG_RUN,             /* caller → init of a deferred sandbox: the command
+                               (backend/native/deferred.c; its own format) */
 };
 
 struct rf_msg {
     int type;
     int errnum;
     int status;          /* RF_MSG_EXIT: wait status */
+    long long utime_us, stime_us, maxrss_kb; /* RF_MSG_EXIT: the tree's rusage */
     char step[48];       /* e.g. "mount", "pivot_root" */
     char detail[400];    /* the path, setting or value involved */
 };
 
 /* Async-signal-safe: used after clone. Return 0 or -1. */
 int rf_msg_send(int fd, int type, int errnum, const char *step, const char *detail);
-int rf_msg_send_status(int fd, int status);
+/* RF_MSG_EXIT, sent by init once every process of the tree is gone: the
+ * command's wait status and the tree's resource usage (ru may be NULL). */
+struct rusage;
+int rf_msg_send_status(int fd, int status, const struct rusage *ru);
 /* Blocking receive of one message; returns 1, 0 on EOF, -1 on error. */
 int rf_msg_recv(int fd, struct rf_msg *msg);
 /* Pass one descriptor (SCM_RIGHTS). recv returns it (close-on-exec) or -1

@@ -211,14 +211,28 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
      * lost between fork and init's signalfd. */
     if (block_signals(&oldmask, &f) < 0)
         die(c, &f);
+    /* A warm pool's sandbox: everything is up; now wait for its command. */
+    rf_deferred_cmd deferred;
+    if (plan->deferred && rf_deferred_wait(c->sock, &deferred, &f) < 0)
+        die(c, &f);
     /* A raw clone, not fork(): glibc's fork() takes the malloc, stdio and
      * atfork locks, which another thread of a multithreaded caller may have
-     * held at the moment of clone3; in this copy nobody would release them. */
+     * held at the moment of clone3; in this copy nobody would release them.
+     * (Not vfork: under AddressSanitizer its interceptor maps memory, which
+     * the memory rlimit just applied can refuse.) */
     pid_t cmd = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
     if (cmd < 0 && rf_fail(&f, "fork the command", NULL) < 0)
         die(c, &f);
+    if (cmd == 0 && plan->deferred)
+        rf_deferred_exec(&deferred, c->sock);
     if (cmd == 0)
         exec_command(c, &oldmask);
+    for (int i = 0; plan->deferred && i < 3; i++)
+        close(deferred.fds[i]); /* the command has them; init needs none */
+    /* Nor its own stdio: a reader of the command's output then sees EOF
+     * when the command's tree ends, not when init has exited too. */
+    for (int i = 0; i < 3; i++)
+        close(i);
     rf_init_serve_sockets(c->net_fd);
     rf_init_run(cmd, c->sock, NULL);
 }

@@ -70,6 +70,18 @@ int rf_confine_prepare(const rf_plan *plan, rf_native_ctx *ctx, rf_error **err);
 void rf_confine_release(rf_native_ctx *ctx);
 int rf_confine_apply(const rf_native_ctx *ctx, rf_setup_fail *f);
 
+/* deferred.c: a sandbox built before its command (plan->deferred). */
+#define RF_RUN_MAX 65536      /* one RF_MSG_RUN: cwd, argv, env */
+#define RF_RUN_MAX_ARGS 1024
+typedef struct rf_deferred_cmd {
+    char **argv, **env;
+    const char *cwd; /* "" : stay in the plan's */
+    int fds[3];      /* stdin, stdout, stderr */
+} rf_deferred_cmd;
+int rf_deferred_wait(int sock, rf_deferred_cmd *cmd, rf_setup_fail *f);
+_Noreturn void rf_deferred_exec(const rf_deferred_cmd *cmd, int report_sock);
+int rf_deferred_send(int sock, char *const argv[], char *const env[], const char *cwd, const int fds[3]);
+
 /* sandbox.c: the setup sequence; never returns. */
 _Noreturn void rf_sandbox_child(rf_native_ctx *ctx);
 

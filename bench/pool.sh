@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The warm pool against a one-shot start, in one hyperfine run: bare
+# /bin/true, `ringfence run --via` a pool of ready sandboxes (ringfence
+# serve), `ringfence run` (a sandbox built for the command), bubblewrap's
+# closest line. Ratios to bare exec; then the serving process's memory per
+# idle sandbox (its RSS plus the idle inits', divided by the pool size).
+#
+#   bench/pool.sh [BUILD_DIR] [RUNS] [POOL_SIZE]     (default: build, 300, 4)
+#
+# Timings are for notes and comparisons, never for pass/fail.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+runs=${2:-300}
+size=${3:-4}
+. "$(dirname "$0")/lib.sh"
+sock="$top_tmp/pool.sock"
+"$rf" serve --socket "$sock" --pool-size "$size" 2>/dev/null &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$top_tmp"' EXIT
+for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+sleep 1 # let it fill
+
+bwrap_cmd="bwrap --unshare-all --die-with-parent --new-session --ro-bind /usr /usr --symlink usr/bin /bin \
+--symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc --dev /dev --tmpfs /tmp --bind $ws $ws --chdir $ws \
+--clearenv --setenv PATH /usr/bin:/bin --cap-drop ALL /bin/true"
+cmds=(-n bare /bin/true -n via "$rf run --via $sock -- /bin/true" -n run "$rf run -- /bin/true")
+command -v bwrap >/dev/null && cmds+=(-n bwrap "$bwrap_cmd")
+
+echo "bench: $runs runs each, pool of $size, as uid $(id -u), kernel $(uname -r), $(nproc) CPUs"
+hyperfine -N --warmup 20 --runs "$runs" --export-json "$out" "${cmds[@]}" >/dev/null
+python3 - "$out" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+bare = r["bare"]["median"]
+print("%-8s %10s %10s %10s" % ("command", "median ms", "mean ms", "vs bare"))
+for name, x in r.items():
+    print("%-8s %10.3f %10.3f %9.2fx" % (name, x["median"] * 1e3, x["mean"] * 1e3, x["median"] / bare))
+if "bwrap" in r:
+    print("run --via vs bwrap: %.2fx; vs run: %.2fx" % (r["via"]["median"] / r["bwrap"]["median"],
+                                                       r["via"]["median"] / r["run"]["median"]))
+PY
+rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+total=$(rss "$server")
+for p in $(pgrep -P "$server"); do total=$((total + $(rss "$p"))); done
+echo "serve: $((total / 1024)) MiB RSS for $size idle sandboxes (server + their inits): $((total / size)) KiB each"

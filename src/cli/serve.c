@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* ringfence serve: keep sandboxes of one policy ready on a unix socket;
+ * ringfence run --via: run a command in one of them. See docs/pool.md. */
+#include "cli.h"
+#include "options.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static volatile int stopping;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stopping = 1;
+}
+
+static void help(void)
+{
+    printf("Usage: ringfence serve --socket PATH [--pool-size N] [RUN OPTIONS]\n"
+           "\n"
+           "Keep N sandboxes of one policy built and waiting (namespaces, mounts, Landlock,\n"
+           "seccomp, limits: everything but the command), and run each command sent with\n"
+           "`ringfence run --via PATH -- COMMAND` in one of them: its argv, working directory\n"
+           "and stdio. Each sandbox runs exactly one command and is then destroyed; a new one\n"
+           "is built in the background. The socket is 0600 and only your uid may use it. A\n"
+           "request whose options or configuration differ from the server's is refused; an\n"
+           "edited configuration file rebuilds the pool. Stop with SIGINT or SIGTERM.\n"
+           "\n"
+           "Options:\n");
+    rf_cli_print_options(stdout, "serve", false);
+    printf("\n"
+           "Example:\n"
+           "  ringfence serve --socket /run/user/$UID/rf.sock --pool-size 4 &\n"
+           "  ringfence run --via /run/user/$UID/rf.sock -- git status\n");
+}
+
+/* What can change the policy: the config files of the standard stack. */
+typedef struct watch {
+    rf_cli_opts *o;
+    char *paths[16];
+    struct timespec mtimes[16];
+    off_t sizes[16];
+    size_t n;
+    char *key;
+} watch;
+
+static void add_path(watch *w, const char *dir, const char *name)
+{
+    if (w->n < 16 && dir && asprintf(&w->paths[w->n], "%s%s", dir, name) >= 0)
+        w->n++;
+}
+
+static bool changed(watch *w)
+{
+    bool any = false;
+    for (size_t i = 0; i < w->n; i++) {
+        struct stat st;
+        struct timespec m = { 0 };
+        off_t size = -1;
+        if (stat(w->paths[i], &st) == 0) {
+            m = st.st_mtim;
+            size = st.st_size;
+        }
+        if (m.tv_sec != w->mtimes[i].tv_sec || m.tv_nsec != w->mtimes[i].tv_nsec || size != w->sizes[i])
+            any = true;
+        w->mtimes[i] = m;
+        w->sizes[i] = size;
+    }
+    return any;
+}
+
+static int reload(void *ud, char **new_key, rf_policy **new_policy)
+{
+    watch *w = ud;
+    if (!changed(w))
+        return 0;
+    int code;
+    rf_policy *p = rf_cli_policy(w->o, &code);
+    char *key = p ? rf_policy_key(p) : NULL;
+    if (!key || !strcmp(key, w->key)) {
+        free(key);
+        rf_policy_free(p);
+        return 0;
+    }
+    fprintf(stderr, "ringfence: serve: the configuration changed; rebuilding the pool\n");
+    free(w->key);
+    w->key = strdup(key);
+    *new_key = key;
+    *new_policy = p;
+    return 1;
+}
+
+static void watch_files(watch *w, rf_cli_opts *o, const rf_policy *policy)
+{
+    static const char *const exts[] = { "json", "yaml", "yml" };
+    const char *home = getenv("HOME");
+    char *json = rf_policy_to_json(policy);
+    json_t *pj = json ? json_loads(json, 0, NULL) : NULL;
+    const char *ws = json_string_value(json_object_get(pj, "workspace"));
+    for (size_t i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "/etc/ringfence/config.%s", exts[i]);
+        add_path(w, "", name);
+        snprintf(name, sizeof name, "/.config/ringfence/config.%s", exts[i]);
+        add_path(w, home, name);
+        snprintf(name, sizeof name, "/.ringfence.%s", exts[i]);
+        add_path(w, ws, name);
+    }
+    for (size_t i = 0; o->config_files && o->config_files[i]; i++)
+        add_path(w, o->config_files[i], "");
+    json_decref(pj);
+    free(json);
+    changed(w); /* the starting point */
+}
+
+int rf_cli_serve(int argc, char **argv)
+{
+    rf_cli_opts o;
+    int code = RF_EXIT_FAILURE;
+    int idx = rf_cli_parse_sandbox_options("serve", argc, argv, &o);
+    watch w = { .o = &o };
+    rf_policy *policy = NULL;
+    if (idx < 0)
+        goto out;
+    if (o.help) {
+        help();
+        code = 0;
+        goto out;
+    }
+    if (!o.socket || idx < argc) {
+        code = rf_cli_usage_error("serve", "%s", !o.socket ? "--socket PATH is required" : "serve takes no command");
+        goto out;
+    }
+    if (!(policy = rf_cli_policy(&o, &code)))
+        goto out;
+    w.key = rf_policy_key(policy);
+    watch_files(&w, &o, policy);
+    struct sigaction sa = { .sa_handler = on_stop };
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    fprintf(stderr, "ringfence: serve: %zu sandboxes ready on %s\n", o.pool_size ? o.pool_size : 4, o.socket);
+    rf_error *err = NULL;
+    if (rf_pool_serve(o.socket, policy, w.key, o.pool_size ? o.pool_size : 4, reload, &w, &stopping, &err) < 0) {
+        code = rf_cli_report(err);
+        rf_error_free(err);
+    } else {
+        code = 0;
+    }
+out:
+    for (size_t i = 0; i < w.n; i++)
+        free(w.paths[i]);
+    free(w.key);
+    rf_policy_free(policy);
+    rf_cli_opts_clear(&o);
+    return code;
+}
+
+/* run --via: the same options as the server's make the same policy key. */
+int rf_cli_run_via(rf_cli_opts *o, char **argv)
+{
+    int code;
+    rf_policy *policy = rf_cli_policy(o, &code);
+    if (!policy)
+        return code;
+    char *key = rf_policy_key(policy);
+    rf_policy_free(policy);
+    char cwd[4096];
+    rf_status st;
+    rf_error *err = NULL;
+    if (!key || rf_pool_client_run(o->via, key, argv, getcwd(cwd, sizeof cwd) ? cwd : "", &st, &err) < 0) {
+        code = err ? rf_cli_report(err) : RF_EXIT_FAILURE;
+        rf_error_free(err);
+    } else {
+        if (st.setup_error)
+            fprintf(stderr, "ringfence: %s\n", st.setup_error);
+        code = st.exit_code;
+        rf_status_clear(&st);
+    }
+    free(key);
+    return code;
+}

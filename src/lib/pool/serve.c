@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A warm pool on a unix socket (`ringfence serve`, `run --via`).
+ *
+ * The socket is SOCK_SEQPACKET, mode 0600, and each client's uid
+ * (SO_PEERCRED) must be the server's: a sandboxed command runs as the
+ * serving user, so only that user may ask for one. One request per
+ * connection:
+ *   client → server  "RFP1", the policy key, cwd, argv; fds 0, 1, 2 attached
+ *   client → server  "K" + signal number, to forward a signal (repeatable)
+ *   server → client  "S" + the status JSON, or "E" + an error message
+ * A request made under another policy (another key) is refused, never run
+ * under the pool's. A client that goes away has its command killed. */
+#include "pool/pool.h"
+#include "proc/proc.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define REQ_MAX 65536
+#define MAGIC "RFP1"
+
+RF_EXPORT char *rf_policy_key(const rf_policy *policy)
+{
+    char *text = rf_policy_to_json(policy);
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (!o)
+        return NULL;
+    json_object_del(o, "caller_cwd");
+    json_object_del(o, "warnings");
+    char *key = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return key;
+}
+
+/* ── The server ─────────────────────────────────────────────────────── */
+
+typedef struct served {
+    rf_pool *pool;
+    char *key;
+    unsigned refs; /* the server's own, and each request's */
+} served;
+
+typedef struct server {
+    pthread_mutex_t lock;
+    served *current;
+    unsigned active; /* connections being served */
+} server;
+
+typedef struct client {
+    server *srv;
+    int conn;
+} client;
+
+static void served_put(server *s, served *sp)
+{
+    pthread_mutex_lock(&s->lock);
+    bool last = --sp->refs == 0;
+    pthread_mutex_unlock(&s->lock);
+    if (last) {
+        rf_pool_free(sp->pool);
+        free(sp->key);
+        free(sp);
+    }
+}
+
+static void reply(int conn, char kind, const char *text)
+{
+    size_t n = strlen(text);
+    char *buf = malloc(n + 1);
+    if (!buf)
+        return;
+    buf[0] = kind;
+    memcpy(buf + 1, text, n);
+    send(conn, buf, n + 1, MSG_NOSIGNAL);
+    free(buf);
+}
+
+/* Split the request: key, cwd, argv (NUL-separated after the magic). */
+static int parse_request(char *buf, size_t n, const char **key, const char **cwd, char **argv, size_t max)
+{
+    if (n < 4 || memcmp(buf, MAGIC, 4) || buf[n - 1] != '\0')
+        return -1;
+    char *p = buf + 4, *end = buf + n;
+    const char *parts[2];
+    for (int i = 0; i < 2; i++) {
+        parts[i] = p;
+        p += strlen(p) + 1;
+        if (p > end)
+            return -1;
+    }
+    *key = parts[0];
+    *cwd = parts[1];
+    size_t argc = 0;
+    while (p < end && argc < max) {
+        argv[argc++] = p;
+        p += strlen(p) + 1;
+    }
+    argv[argc] = NULL;
+    return argc ? 0 : -1;
+}
+
+typedef struct watch {
+    int conn;
+    rf_proc *proc;
+} watch;
+
+/* Signals the client forwards, and its going away (then the command goes). */
+static void *watch_main(void *arg)
+{
+    watch *w = arg;
+    char msg[8];
+    for (;;) {
+        ssize_t n = recv(w->conn, msg, sizeof msg, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                rf_proc_kill(w->proc, SIGKILL);
+            return NULL;
+        }
+        int sig;
+        if (n == 1 + (ssize_t)sizeof sig && msg[0] == 'K') {
+            memcpy(&sig, msg + 1, sizeof sig);
+            if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT || sig == SIGUSR1 ||
+                sig == SIGUSR2 || sig == SIGKILL)
+                rf_proc_kill(w->proc, sig);
+        }
+    }
+}
+
+static void run_request(server *s, int conn, const char *key, const char *cwd, char **argv, const int fds[3])
+{
+    pthread_mutex_lock(&s->lock);
+    served *sp = s->current;
+    sp->refs++;
+    pthread_mutex_unlock(&s->lock);
+    if (strcmp(key, sp->key)) {
+        reply(conn, 'E', "this pool serves another policy: the request's options, configuration or workspace "
+                         "differ from the server's (start ringfence serve with the same ones, or run without --via)");
+        served_put(s, sp);
+        return;
+    }
+    rf_pool_request req = { .argv = argv, .cwd = *cwd ? cwd : NULL, .stdio = { fds[0], fds[1], fds[2] } };
+    rf_error *err = NULL;
+    rf_proc *proc = rf_pool_start(sp->pool, &req, &err);
+    if (!proc) {
+        reply(conn, 'E', rf_error_message(err));
+        rf_error_free(err);
+        served_put(s, sp);
+        return;
+    }
+    watch w = { .conn = conn, .proc = proc };
+    pthread_t t;
+    bool watching = pthread_create(&t, NULL, watch_main, &w) == 0;
+    rf_status st;
+    if (rf_proc_wait(proc, &st, &err) == 0) {
+        char *json = rf_status_to_json(&st);
+        reply(conn, 'S', json ? json : "{}");
+        free(json);
+        rf_status_clear(&st);
+    } else {
+        reply(conn, 'E', rf_error_message(err));
+        rf_error_free(err);
+    }
+    shutdown(conn, SHUT_RDWR); /* ends the watcher */
+    if (watching)
+        pthread_join(t, NULL);
+    rf_proc_free(proc);
+    served_put(s, sp);
+}
+
+/* Only the serving user: the command would run with that user's powers. */
+static bool peer_allowed(int conn)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    return getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == getuid();
+}
+
+static void *client_main(void *arg)
+{
+    client *c = arg;
+    char *buf = malloc(REQ_MAX);
+    char **argv = calloc(1025, sizeof *argv);
+    union {
+        char b[CMSG_SPACE(3 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = { .iov_base = buf, .iov_len = REQ_MAX };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+    struct timeval tv = { .tv_sec = 10 };
+    setsockopt(c->conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ssize_t n = buf && argv ? recvmsg(c->conn, &mh, MSG_CMSG_CLOEXEC) : -1;
+    tv.tv_sec = 0;
+    setsockopt(c->conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+    int fds[3] = { -1, -1, -1 };
+    const char *key, *cwd;
+    if (cm && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(3 * sizeof(int)))
+        memcpy(fds, CMSG_DATA(cm), sizeof fds);
+    /* Read first, then judge: the refusal is then read before the close. */
+    if (!peer_allowed(c->conn))
+        reply(c->conn, 'E', "refused: only the user who started ringfence serve may use its pool");
+    else if (fds[0] < 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+             parse_request(buf, (size_t)n, &key, &cwd, argv, 1024) < 0)
+        reply(c->conn, 'E', "malformed request");
+    else
+        run_request(c->srv, c->conn, key, cwd, argv, fds);
+    for (int i = 0; i < 3; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    close(c->conn);
+    free(buf);
+    free(argv);
+    pthread_mutex_lock(&c->srv->lock);
+    c->srv->active--;
+    pthread_mutex_unlock(&c->srv->lock);
+    free(c);
+    return NULL;
+}
+
+static int listen_on(const char *path, rf_error **err)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof a.sun_path)
+        return rf_error_set(err, ENAMETOOLONG, "serve: socket path %s is too long", path);
+    strcpy(a.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return rf_error_set(err, errno, "serve: socket");
+    /* A stale socket (nobody listening) is replaced; a live one is not. */
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && connect(fd, (struct sockaddr *)&a, sizeof a) < 0 &&
+        errno == ECONNREFUSED)
+        unlink(path);
+    close(fd);
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    mode_t old = umask(0177);
+    int rc = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&a, sizeof a);
+    umask(old);
+    if (rc < 0 || chmod(path, 0600) < 0 || listen(fd, 128) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        rf_error_set(err, e, "serve: listen on %s", path);
+        return rf_error_hint_set(err, e == EADDRINUSE ? "another ringfence serve uses it; choose another --socket"
+                                                      : "check the directory exists and is yours");
+    }
+    return fd;
+}
+
+static void maybe_reload(server *s, rf_pool_reload_fn reload, void *ud, size_t size)
+{
+    char *key = NULL;
+    rf_policy *policy = NULL;
+    if (!reload || reload(ud, &key, &policy) <= 0 || !key || !policy) {
+        free(key);
+        rf_policy_free(policy);
+        return;
+    }
+    rf_error *err = NULL;
+    served *sp = calloc(1, sizeof *sp);
+    if (sp && (sp->pool = rf_pool_new(policy, size, &err))) {
+        sp->key = key;
+        sp->refs = 1;
+        pthread_mutex_lock(&s->lock);
+        served *old = s->current;
+        s->current = sp;
+        pthread_mutex_unlock(&s->lock);
+        served_put(s, old); /* freed once its last request ends */
+    } else {
+        free(sp);
+        free(key);
+    }
+    rf_error_free(err);
+    rf_policy_free(policy);
+}
+
+static void start_client(server *s, int conn)
+{
+    client *c = malloc(sizeof *c);
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_mutex_lock(&s->lock);
+    s->active++;
+    pthread_mutex_unlock(&s->lock);
+    if (!c || (*c = (client){ .srv = s, .conn = conn }, pthread_create(&t, &attr, client_main, c)) != 0) {
+        free(c);
+        close(conn);
+        pthread_mutex_lock(&s->lock);
+        s->active--;
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_attr_destroy(&attr);
+}
+
+RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, const char *policy_key, size_t size,
+                            rf_pool_reload_fn reload, void *ud, volatile int *stop, rf_error **err)
+{
+    server *s = calloc(1, sizeof *s);
+    served *first = calloc(1, sizeof *first);
+    if (!s || !first || !(first->key = strdup(policy_key)) || !(first->pool = rf_pool_new(policy, size, err))) {
+        if (first)
+            free(first->key);
+        free(first);
+        free(s);
+        return err && *err ? -1 : rf_error_set(err, ENOMEM, "serve");
+    }
+    pthread_mutex_init(&s->lock, NULL);
+    first->refs = 1;
+    s->current = first;
+    int lfd = listen_on(socket_path, err);
+    while (lfd >= 0 && !*stop) {
+        struct pollfd pf = { .fd = lfd, .events = POLLIN };
+        int n = poll(&pf, 1, 1000);
+        if (n == 0) {
+            maybe_reload(s, reload, ud, size);
+            continue;
+        }
+        int conn = n > 0 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+        if (conn < 0)
+            continue;
+        start_client(s, conn);
+    }
+    if (lfd >= 0) {
+        close(lfd);
+        unlink(socket_path);
+    }
+    served_put(s, s->current); /* the idle sandboxes go now */
+    pthread_mutex_lock(&s->lock);
+    bool idle = s->active == 0;
+    pthread_mutex_unlock(&s->lock);
+    if (idle)
+        free(s); /* else requests still run: the process is about to exit with them */
+    return lfd < 0 ? -1 : 0;
+}
+
+/* ── The client ─────────────────────────────────────────────────────── */
+
+static volatile sig_atomic_t client_sock = -1;
+
+static void forward_signal(int sig)
+{
+    char msg[1 + sizeof(int)] = { 'K' };
+    memcpy(msg + 1, &sig, sizeof sig);
+    if (client_sock >= 0)
+        send(client_sock, msg, sizeof msg, MSG_NOSIGNAL);
+}
+
+static int send_request(int fd, const char *key, const char *cwd, char *const argv[], rf_error **err)
+{
+    size_t len = 4 + strlen(key) + 1 + strlen(cwd) + 1;
+    for (size_t i = 0; argv[i]; i++)
+        len += strlen(argv[i]) + 1;
+    if (len > REQ_MAX)
+        return rf_error_set(err, E2BIG, "run --via: the command is too long for the pool (%zu bytes)", len);
+    char *buf = malloc(len), *p = buf;
+    if (!buf)
+        return rf_error_set(err, ENOMEM, "run --via");
+    memcpy(p, MAGIC, 4);
+    p += 4;
+    const char *head[] = { key, cwd };
+    for (int i = 0; i < 2; i++)
+        p = stpcpy(p, head[i]) + 1;
+    for (size_t i = 0; argv[i]; i++)
+        p = stpcpy(p, argv[i]) + 1;
+    int fds[3] = { 0, 1, 2 };
+    union {
+        char b[CMSG_SPACE(sizeof fds)];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    struct iovec iov = { .iov_base = buf, .iov_len = len };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof fds);
+    memcpy(CMSG_DATA(c), fds, sizeof fds);
+    ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+    free(buf);
+    return n == (ssize_t)len ? 0 : rf_error_set(err, errno, "run --via: send the request");
+}
+
+static void status_from_json(const char *json, rf_status *out)
+{
+    json_t *o = json_loads(json, 0, NULL);
+    out->exit_code = (int)json_integer_value(json_object_get(o, "exit_code"));
+    out->signal = (int)json_integer_value(json_object_get(o, "signal"));
+    out->exited = json_is_true(json_object_get(o, "exited"));
+    out->timed_out = json_is_true(json_object_get(o, "timed_out"));
+    out->oom_killed = json_is_true(json_object_get(o, "oom_killed"));
+    out->wall_seconds = json_number_value(json_object_get(o, "wall_seconds"));
+    const char *e = json_string_value(json_object_get(o, "error"));
+    out->setup_error = e ? strdup(e) : NULL;
+    json_decref(o);
+}
+
+RF_EXPORT int rf_pool_client_run(const char *socket_path, const char *policy_key, char *const argv[],
+                                 const char *cwd, rf_status *out, rf_error **err)
+{
+    memset(out, 0, sizeof *out);
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    if (strlen(socket_path) >= sizeof a.sun_path)
+        return rf_error_set(err, ENAMETOOLONG, "run --via %s: path too long", socket_path);
+    strcpy(a.sun_path, socket_path);
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        rf_error_set(err, e, "run --via %s: no pool answers there", socket_path);
+        return rf_error_hint_set(err, "start one: ringfence serve --socket %s [run options]", socket_path);
+    }
+    if (send_request(fd, policy_key, cwd ? cwd : "", argv, err) < 0) {
+        /* The server may have refused before reading (another uid): its
+         * reason is still there to read. */
+        char why[512];
+        ssize_t n = recv(fd, why, sizeof why - 1, MSG_DONTWAIT);
+        close(fd);
+        if (n > 1 && why[0] == 'E' && err) {
+            why[n] = '\0';
+            rf_error_free(*err);
+            *err = NULL;
+            return rf_error_set(err, 0, "run --via %s: %s", socket_path, why + 1);
+        }
+        return -1;
+    }
+    client_sock = fd;
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+    struct sigaction sa = { .sa_handler = forward_signal, .sa_flags = SA_RESTART }, old[6];
+    for (int i = 0; i < 6; i++)
+        sigaction(sigs[i], &sa, &old[i]);
+    char *buf = malloc(REQ_MAX + 1);
+    ssize_t n;
+    do
+        n = buf ? recv(fd, buf, REQ_MAX, 0) : -1;
+    while (n < 0 && errno == EINTR);
+    for (int i = 0; i < 6; i++)
+        sigaction(sigs[i], &old[i], NULL);
+    client_sock = -1;
+    close(fd);
+    int rc = 0;
+    if (n <= 0) {
+        rc = rf_error_set(err, n < 0 ? errno : ECONNRESET, "run --via %s: the pool went away", socket_path);
+    } else {
+        buf[n] = '\0';
+        if (buf[0] == 'S')
+            status_from_json(buf + 1, out);
+        else
+            rc = rf_error_set(err, 0, "run --via %s: %s", socket_path, buf + 1);
+    }
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The warm pool (ringfence serve, run --via): each pre-built sandbox runs
+# exactly one command and nothing of one command reaches the next (a file
+# in /tmp, a process left running); a request under another policy is
+# refused; only the serving uid may use the socket; killing the server
+# leaves nothing behind; 100 concurrent requests all succeed.
+. "$(dirname "$0")/common.bash"
+sock="$SCRATCH/pool.sock"
+
+start_server() {
+    "$RINGFENCE" serve --socket "$sock" --pool-size 3 "$@" >"$SCRATCH/serve.log" 2>&1 &
+    server=$!
+    wait_until 10 test -S "$sock" || { fail "ringfence serve starts"; diag "$(cat "$SCRATCH/serve.log")"; exit 0; }
+}
+start_server
+at_exit "kill $server 2>/dev/null"
+
+check "the socket is 0600" test "$(stat -c %a "$sock")" = 600
+expect_exit 0 "a command runs through the pool" rf run --via "$sock" -- sh -c 'echo hi; pwd'
+contains "its output arrives on our stdout" "$OUT" hi
+contains "in our working directory" "$OUT" "$WS"
+expect_exit 3 "its exit status comes back" rf run --via "$sock" -- sh -c 'exit 3'
+expect_exit 127 "a missing command is 127" rf run --via "$sock" -- no-such-command-here
+echo from-stdin | { expect_exit 0 "stdin is ours" rf run --via "$sock" -- cat; }
+
+# Nothing carried over: /tmp, processes, pid numbering.
+expect_exit 0 "a command leaves a file in /tmp and a process running" \
+    rf run --via "$sock" -- sh -c "echo secret-$TOKEN > /tmp/left; (sleep 60 &) ; echo done"
+for i in 1 2 3 4; do # more than the pool's size: every sandbox of it
+    expect_exit 0 "the next command ($i) sees a fresh /tmp and no process of the last" \
+        rf run --via "$sock" -- sh -c 'ls -A /tmp; ps -e -o comm= | grep -c sleep || true'
+    lacks "no file left by another command ($i)" "$OUT" left
+    contains "no sleep process of another command ($i)" "$OUT" 0
+done
+check "no sandboxed sleep of ours survived on the host" sh -c "! pgrep -f 'sleep 60' -u $(id -u) >/dev/null || ! pgrep -af 'sleep 60' | grep -v grep >/dev/null"
+
+# Policy mismatch: refused, never run under the pool's policy.
+expect_exit 125 "a request with other options is refused" rf run --via "$sock" --network host -- touch "$WS/ran-anyway"
+contains "it says why" "$ERR" "another policy"
+check "and the command did not run" test ! -e "$WS/ran-anyway"
+mkdir -p "$SCRATCH/elsewhere"
+(cd "$SCRATCH/elsewhere" && "$RINGFENCE" run --via "$sock" -- touch ran >/dev/null 2>&1)
+check "a request from another workspace is refused too" test ! -e "$SCRATCH/elsewhere/ran"
+
+# Peer credentials: another uid is refused even when the socket is open to it.
+if is_root && id rftest >/dev/null 2>&1; then
+    chmod 777 "$SCRATCH" "$sock"
+    OUT=$(runuser -u rftest -- env RINGFENCE_HOME="$SCRATCH/rf-other" "$RINGFENCE" run --via "$sock" \
+        --workspace "$WS" -- touch "$WS/by-other" 2>&1) || true
+    contains "another uid is refused by the server (SO_PEERCRED)" "$OUT" "only the user who started"
+    check "and nothing ran" test ! -e "$WS/by-other"
+    chmod 600 "$sock"
+else
+    skip "another uid is refused (SO_PEERCRED)" "needs root and the rftest user"
+fi
+
+# 100 concurrent requests.
+for i in $(seq 100); do
+    "$RINGFENCE" run --via "$sock" -- sh -c "echo ok-$i" >"$SCRATCH/c$i.out" 2>&1 &
+done
+wait_all() { for j in $(jobs -p); do [ "$j" = "$server" ] || wait "$j"; done; }
+wait_all
+okn=$(cat "$SCRATCH"/c*.out | grep -c '^ok-')
+check "100 concurrent requests all succeed ($okn)" test "$okn" = 100
+
+# A config file change rebuilds the pool (its policy then changes).
+echo '{"limits": {"pids": 77}}' >"$WS/.ringfence.json"
+sleep 2.5
+expect_exit 0 "after an edit of the workspace configuration, requests with it are served" \
+    rf run --via "$sock" -- true
+contains "the server said it rebuilt" "$(cat "$SCRATCH/serve.log")" "rebuilding"
+rm -f "$WS/.ringfence.json"
+
+# Killing the server leaves nothing: no sandbox process, no socket user.
+sleep 1
+pids_before=$(pgrep -P "$server" | wc -l)
+check "the server keeps its ready sandboxes ($pids_before)" test "$pids_before" -ge 1
+kill -9 "$server"
+wait "$server" 2>/dev/null
+sleep 1
+left=$(pgrep -f "ringfence serve --socket $sock" | wc -l)
+check "SIGKILL of the server: its ready sandboxes die with it" \
+    sh -c "! ps -eo ppid=,comm= | awk '\$1 == $server' | grep -q ."
+check "no server process left" test "$left" = 0
