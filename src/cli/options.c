@@ -22,6 +22,7 @@ enum opt_id {
     OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_ALLOW_PORT, OPT_ADD_HOST, OPT_PUBLISH, OPT_ALLOW_PRIVATE,
     OPT_INSTANCE, OPT_EPHEMERAL, OPT_PROFILE, OPT_TARGET, OPT_CREDENTIAL, OPT_COPY, OPT_FORCE, OPT_JSON,
     OPT_SOCKET, OPT_POOL_SIZE, OPT_VIA, OPT_NO_POOL,
+    OPT_SHARE_TMP,
 };
 
 static const struct rf_option {
@@ -71,11 +72,15 @@ static const struct rf_option {
     { "seccomp", required_argument, OPT_SECCOMP, "PROFILE", "default, strict or off" },
     { "accept-weaker", no_argument, OPT_ACCEPT_WEAKER, NULL,
       "accept a backend that cannot enforce every part of the policy" },
+    { "share-tmp", no_argument, OPT_SHARE_TMP, NULL,
+      "landlock backend: let the command use the host's /tmp (a weakening: other users' files there are in "
+      "reach; by default only its private TMPDIR is)" },
     { "allow-sensitive-workspace", no_argument, OPT_ALLOW_SENSITIVE, NULL,
       "let the workspace be your home, a parent of it, /, /etc, /usr or /root (refused by default: "
       "everything there would be in reach)" },
     { "map-root-to", required_argument, OPT_MAP_ROOT, "UID",
-      "host uid/gid a root caller runs as inside (default 65534; never 0)" },
+      "host uid/gid a root caller runs as inside (default 65534; the landlock backend: the workspace's "
+      "owner, or 65534 when root owns it; never 0)" },
     { "config", required_argument, OPT_CONFIG, "FILE", "read a config file (JSON or YAML); repeatable" },
     { "no-config", no_argument, OPT_NO_CONFIG, NULL, "ignore all config files; built-in defaults and flags only" },
     { "agent", required_argument, OPT_AGENT, "NAME", "apply this agent's section of the config" },
@@ -368,6 +373,7 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     case OPT_LANDLOCK: json_object_set_new(f, "landlock", json_string(arg)); return 0;
     case OPT_SECCOMP: json_object_set_new(rf_cli_json_obj_at(f, "seccomp"), "profile", json_string(arg)); return 0;
     case OPT_ACCEPT_WEAKER: json_object_set_new(f, "accept_weaker", json_true()); return 0;
+    case OPT_SHARE_TMP: json_object_set_new(f, "share_tmp", json_true()); return 0;
     case OPT_ALLOW_SENSITIVE: json_object_set_new(f, "allow_sensitive_workspace", json_true()); return 0;
     case OPT_CONFIG: {
         size_t n = 0;

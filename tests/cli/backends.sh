@@ -31,7 +31,7 @@ out=$(cd "$WS/sub" && rf run --backend none -- pwd 2>/dev/null)
 # ── landlock ──
 expect_exit 125 "landlock: the default policy is refused" rf plan --backend landlock -- true
 contains "landlock: refusal says what it cannot honour" "$ERR" "backend landlock cannot honour this policy"
-contains "landlock: ... the private /tmp" "$ERR" "/tmp would be the host's /tmp"
+contains "landlock: ... the private /tmp" "$ERR" "/tmp cannot be a private mount"
 contains "landlock: ... names the setting" "$ERR" "accept_weaker"
 contains "landlock: ... and the fix" "$ERR" "--accept-weaker"
 lacks "landlock: nothing on stdout when refused" "$OUT" "{"
@@ -51,10 +51,10 @@ if plan_to --backend landlock --accept-weaker -- true; then
     pass "landlock: plan with --accept-weaker"
     check "landlock: backend landlock" pj 'assert p["backend"]=="landlock"'
     check "landlock: no namespaces, no mounts" pj 'assert p["namespaces"]==[] and p["mounts"]==[]'
-    check "landlock: the cannot list" pj 'assert any("host processes stay visible" in c for c in p["cannot"]) and any("/tmp is not private" in c for c in p["cannot"])'
+    check "landlock: the cannot list" pj 'assert any("host processes stay visible" in c for c in p["cannot"]) and any("no private /tmp mount" in c for c in p["cannot"])'
     check "landlock: workspace rule read-write" pj "assert {'path':'$WS','access':'read-write'} in p['landlock']['rules']"
     check "landlock: /usr read-execute" pj "assert {'path':'/usr','access':'read-execute'} in p['landlock']['rules']"
-    check "landlock: host /tmp read-write (accepted)" pj "assert {'path':'/tmp','access':'read-write'} in p['landlock']['rules']"
+    check "landlock: no rule on the host's /tmp" pj "assert not any(r['path']=='/tmp' for r in p['landlock']['rules'])"
     check "landlock: no rule on / or /home" pj "assert not any(r['path'] in ('/','/home','/root') for r in p['landlock']['rules'])"
     check "landlock: /etc/ssl/private masked" pj "assert not any(r['path'].startswith('/etc/ssl/private') or r['path']=='/etc/ssl' for r in p['landlock']['rules'])"
     check "landlock: TCP and IP sockets denied" pj 'assert p["seccomp"]["deny_inet_sockets"] and (p["landlock"]["abi"]<4 or p["landlock"]["tcp_denied"])'
@@ -66,6 +66,13 @@ if plan_to --backend landlock --accept-weaker -- true; then
     fi
 else
     fail "landlock: plan with --accept-weaker"; diag "$ERR"
+fi
+if plan_to --backend landlock --accept-weaker --share-tmp -- true; then
+    check "landlock: --share-tmp grants the host's /tmp" pj "assert {'path':'/tmp','access':'read-write'} in p['landlock']['rules']"
+    check "landlock: ... and the plan says so" pj 'assert any("share_tmp" in c for c in p["cannot"])'
+    contains "landlock: ... with a warning" "$ERR" "the host's /tmp is shared"
+else
+    fail "landlock: plan with --share-tmp"; diag "$ERR"
 fi
 plan_to --backend landlock --accept-weaker --network host -- true
 check "landlock: network host, no TCP rule" pj 'assert not p["landlock"]["tcp_denied"] and not p["seccomp"]["deny_inet_sockets"]'

@@ -27,9 +27,10 @@ echo s3cret >"$OUTSIDE/secret"
 chmod 644 "$OUTSIDE/secret"
 mkdir -m 777 "$OUTSIDE/rodir"
 if is_root; then
-    # A root caller runs the command as map_root_to (65534): give it the workspace.
-    chown 65534:65534 "$WS"
-    sandbox_uid=65534
+    # A root caller runs the command as the workspace's owner (no
+    # map_root_to given): a uid no other test process uses.
+    chown 4242:4242 "$WS"
+    sandbox_uid=4242
 else
     sandbox_uid=$(id -u)
 fi
@@ -43,7 +44,7 @@ check "plan: rules on host paths" pyplan "assert {'path':'$WS','access':'read-wr
 check "plan: the cannot list is there" pyplan 'assert len(p["cannot"])>=5'
 check "plan: IP sockets denied by seccomp" pyplan 'assert p["seccomp"]["deny_inet_sockets"]'
 expect_exit 125 "without --accept-weaker: refused" rf run --backend landlock -- true
-contains "refusal names the private /tmp" "$ERR" "/tmp would be the host's /tmp"
+contains "refusal names the private /tmp" "$ERR" "/tmp cannot be a private mount"
 contains "refusal names the setting" "$ERR" "accept_weaker"
 contains "refusal names the flag" "$ERR" "--accept-weaker"
 mkdir -p "$SCRATCH/data"
@@ -175,12 +176,11 @@ if cannot "host processes stay visible"; then
     expect_exit 0 "cannot: host processes are visible in /proc, as the plan says" ll -- "$PROBE" read "/proc/$LISTENER/stat"
     expect_exit 1 "  ... but their environment is out of reach" ll -- "$PROBE" read "/proc/$LISTENER/environ"
 else fail "the plan lists visible host processes"; fi
-if cannot "/tmp is not private"; then
-    name=/tmp/rf-ll-visible-$$
-    ll -- sh -c "echo x > $name" 2>/dev/null
-    [ -e "$name" ] && pass "cannot: /tmp is the host's, as the plan says" || fail "cannot: /tmp is the host's"
-    rm -f "$name"
-else fail "the plan lists the shared /tmp"; fi
+if cannot "no private /tmp mount"; then
+    expect_exit 1 "cannot: /tmp is not private, so it is out of reach: a program that hard-codes it gets EACCES" \
+        ll -- "$PROBE" write /tmp/rf-ll-hardcoded-$$
+    contains "  ... EACCES" "$OUT" "EACCES"
+else fail "the plan lists the missing private /tmp"; fi
 if cannot "no hostname"; then
     inside=$(ll -- cat /proc/sys/kernel/hostname 2>/dev/null)
     [ "$inside" = "$(cat /proc/sys/kernel/hostname)" ] && pass "cannot: the hostname is the host's" ||
@@ -214,3 +214,68 @@ if cannot "UDP and other non-TCP traffic pass"; then
     for _ in $(seq 100); do [ -e "$OUTSIDE/udp-got" ] && break; sleep 0.05; done
     [ -e "$OUTSIDE/udp-got" ] && pass "  ... and the host listener received it" || fail "  ... the host listener received nothing"
 else fail "the plan lists UDP with seccomp off"; fi
+
+# ── a private temporary directory, not the host's /tmp ──
+HOSTTMP=$(mktemp -d /tmp/rf-ll-host.XXXXXX)
+chmod 755 "$HOSTTMP"
+echo host-secret >"$HOSTTMP/other-users-file"
+chmod 644 "$HOSTTMP/other-users-file"
+expect_exit 0 "control: a file in the host's /tmp is readable without a sandbox" rf run --backend none -- "$PROBE" read "$HOSTTMP/other-users-file"
+expect_exit 1 "a file in the host's /tmp: unreadable" ll -- "$PROBE" read "$HOSTTMP/other-users-file"
+contains "  ... by Landlock (EACCES)" "$OUT" "EACCES"
+expect_exit 3 "the host's /tmp cannot be listed" ll -- sh -c 'ls /tmp >/dev/null || exit 3'
+expect_exit 1 "nothing can be created in the host's /tmp" ll -- "$PROBE" write "/tmp/rf-ll-new-$$"
+[ ! -e "/tmp/rf-ll-new-$$" ] && pass "  ... and nothing was" || { fail "  ... a file was created in /tmp"; rm -f "/tmp/rf-ll-new-$$"; }
+out=$(ll -- sh -c 'echo "$TMPDIR $XDG_RUNTIME_DIR"' 2>/dev/null)
+case $out in
+    "$RINGFENCE_HOME"/*" $RINGFENCE_HOME"/*) pass "TMPDIR and XDG_RUNTIME_DIR point into the instance root" ;;
+    *) fail "TMPDIR and XDG_RUNTIME_DIR point into the instance root ($out)" ;;
+esac
+expect_exit 0 "TMPDIR is writable (mktemp)" ll -- sh -c 'f=$(mktemp) && echo x > "$f" && cat "$f"'
+expect_exit 0 "XDG_RUNTIME_DIR is writable" ll -- sh -c 'echo x > "$XDG_RUNTIME_DIR/probe" && rm "$XDG_RUNTIME_DIR/probe"'
+expect_exit 0 "--share-tmp (the weakening, by name): the host's /tmp is readable" ll --share-tmp -- "$PROBE" read "$HOSTTMP/other-users-file"
+contains "  ... with a warning" "$ERR" "the host's /tmp is shared"
+rm -rf "$HOSTTMP"
+
+# ── a root caller: the workspace's owner, nothing of root ──
+if is_root; then
+    echo root-only >"$OUTSIDE/rootfile"
+    chmod 666 "$OUTSIDE/rootfile" # only Landlock keeps the command out
+    expect_exit 0 "root: the command writes its own workspace (as uid $sandbox_uid, the owner)" ll -- "$PROBE" write "$WS/owned"
+    [ "$(stat -c %u "$WS/owned")" = "$sandbox_uid" ] && pass "  ... and the file is the owner's" ||
+        fail "  ... the file belongs to $(stat -c %u "$WS/owned")"
+    expect_exit 0 "control: a root-owned file outside is readable without a sandbox" rf run --backend none -- "$PROBE" read "$OUTSIDE/rootfile"
+    expect_exit 1 "root: a root-owned file outside the grants is unreadable" ll -- "$PROBE" read "$OUTSIDE/rootfile"
+    expect_exit 1 "root: ... and not writable" ll -- "$PROBE" write "$OUTSIDE/rootfile"
+    expect_exit 0 "control: root outside a sandbox can chmod it" rf run --backend none -- chmod 664 "$OUTSIDE/rootfile"
+    chmod 666 "$OUTSIDE/rootfile"
+    expect_exit 1 "root: ... nor chmod'ed (Landlock does not check chmod; the uid is not root)" ll -- chmod 600 "$OUTSIDE/rootfile"
+    [ "$(stat -c %a "$OUTSIDE/rootfile")" = 666 ] && pass "  ... mode unchanged" || fail "  ... mode changed"
+    expect_exit 1 "root: ... nor chown'ed" ll -- chown "$sandbox_uid" "$OUTSIDE/rootfile"
+    sleep 300 &
+    rootproc=$!
+    expect_exit 0 "control: a host root process can be signalled without a sandbox" rf run --backend none -- "$PROBE" kill "$rootproc"
+    expect_exit 1 "root: a host root process cannot be signalled" ll -- "$PROBE" kill "$rootproc"
+    expect_exit 0 "control: ... and ptraced without a sandbox" rf run --backend none -- "$PROBE" ptrace "$rootproc"
+    expect_exit 1 "root: a host root process cannot be ptraced" ll --seccomp off -- "$PROBE" ptrace "$rootproc"
+    kill "$rootproc" 2>/dev/null
+    expect_exit 0 "root: the command's /proc/self/status" ll -- cat /proc/self/status
+    for set in CapInh CapPrm CapEff CapBnd CapAmb; do
+        contains "root: $set is empty" "$OUT" "$set:	0000000000000000"
+    done
+    groups=$(grep '^Groups:' <<<"$OUT" | tr -d ' \t')
+    [ "$groups" = "Groups:" ] && pass "root: no supplementary groups" || fail "root: supplementary groups ($groups)"
+    expect_exit 1 "root: uid 0 cannot be regained (setuid)" ll -- "$PROBE" setuid-root
+    cp "$PROBE" "$OUTSIDE/suid-probe" && chown 0:0 "$OUTSIDE/suid-probe" && chmod 4755 "$OUTSIDE/suid-probe"
+    expect_exit 0 "root: a set-uid-root program runs" ll --expose "$OUTSIDE/suid-probe" -- "$OUTSIDE/suid-probe" status
+    contains "  ... without becoming root (no_new_privs)" "$OUT" "Uid:	$sandbox_uid	$sandbox_uid	$sandbox_uid	$sandbox_uid"
+    mkdir -m 755 "$SCRATCH/rootws"
+    rf plan --backend landlock --accept-weaker --workspace "$SCRATCH/rootws" -- true >"$SCRATCH/rp.json" 2>/dev/null
+    check "root: a root-owned workspace keeps the unprivileged default (65534)" \
+        python3 -c "import json; p=json.load(open('$SCRATCH/rp.json')); assert p['identity']['uid']==65534"
+    rf plan --backend landlock --accept-weaker --map-root-to 4343 -- true >"$SCRATCH/rp.json" 2>/dev/null
+    check "root: --map-root-to wins over the owner" \
+        python3 -c "import json; p=json.load(open('$SCRATCH/rp.json')); assert p['identity']['uid']==4343"
+else
+    skip "root caller identity" "needs root"
+fi

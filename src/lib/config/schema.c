@@ -116,6 +116,7 @@ static const rf_key k_tools[] = {
         { "env", K_OBJ, k_env, NULL }, { "limits", K_OBJ, k_limits, NULL },             \
         { "backend", K_ENUM, NULL, v_backend }, { "accept_weaker", K_BOOL, NULL, NULL }, \
         { "allow_sensitive_workspace", K_BOOL, NULL, NULL },                            \
+        { "share_tmp", K_BOOL, NULL, NULL },                                            \
         { "map_root_to", K_COUNT, NULL, NULL }, { "landlock", K_ENUM, NULL, v_landlock }, \
         { "seccomp", K_OBJ, k_seccomp, NULL }, { "protected_paths", K_STRV, NULL, NULL }, \
         { "deny_paths", K_STRV, NULL, NULL }, { "tools", K_OBJ, k_tools, NULL },         \

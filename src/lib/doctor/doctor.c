@@ -139,13 +139,16 @@ static void judge_landlock(judge *j, const rf_doctor_report *r)
     give(j, abi >= 6, "abstract unix sockets and signals scoped to the sandbox (ABI 6+)",
          "no scoping of abstract unix sockets and signals (needs Landlock ABI 6)");
     give(j, false, NULL, "network allowlist: refused (no network namespace to confine the command to the proxy)");
-    give(j, true, "no_new_privs, capabilities dropped, root callers switched to map_root_to", NULL);
+    give(j, true, "no_new_privs, capabilities dropped, root callers switched to the workspace's owner (or map_root_to)", NULL);
     common(j, r);
     size_t n;
     const char *const *cannot = rf_plan_landlock_cannot(&n);
     for (size_t i = 0; i < n; i++)
         give(j, false, NULL, cannot[i]);
-    give(j, false, NULL, "the default policy (private /tmp) runs only with --accept-weaker");
+    give(j, true, "a private TMPDIR and XDG_RUNTIME_DIR in the instance root; the host's /tmp out of reach "
+                  "(--share-tmp grants it)", NULL);
+    give(j, false, NULL, "the default policy (namespaces: private /tmp, hidden host processes) runs only with "
+                         "--accept-weaker");
 }
 
 static void judge_none(judge *j, const rf_doctor_report *r)

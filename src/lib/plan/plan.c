@@ -23,6 +23,25 @@ static int cmp_mount_target(const void *a, const void *b)
     return strcmp(((const rf_mount *)a)->target, ((const rf_mount *)b)->target);
 }
 
+/* landlock backend, root caller, no map_root_to given: the workspace's
+ * owner, so that the command can write the workspace it was started for.
+ * Why not uid 0 with every capability dropped: without a user namespace,
+ * uid 0 still owns most of the host's files, and Landlock does not check
+ * chmod, chown's owner checks, utimes or setxattr (the plan's `cannot`), so
+ * a capability-less root could still change the modes of /etc/shadow or
+ * /usr/bin/su. The owner already owns every file in the workspace; outside
+ * it, Landlock denies opening, IPC scoping denies signals, and Landlock's
+ * ptrace rule keeps the owner's other processes out of reach. A workspace
+ * owned by root keeps the unprivileged default (65534). */
+static void landlock_root_identity(rf_plan *plan, const rf_policy *policy)
+{
+    struct stat st;
+    if (!policy->workspace || stat(policy->workspace, &st) < 0 || st.st_uid == 0)
+        return;
+    plan->uid_host = st.st_uid;
+    plan->gid_host = st.st_gid == 0 ? 65534 : st.st_gid; /* never root's group */
+}
+
 static void set_identity(rf_plan *plan, const rf_policy *policy)
 {
     plan->uid_inside = plan->uid_host = getuid();
@@ -32,6 +51,8 @@ static void set_identity(rf_plan *plan, const rf_policy *policy)
         plan->uid_host = policy->map_root_to;
         plan->gid_host = (gid_t)policy->map_root_to;
     }
+    if (plan->caller_is_root && plan->backend == RF_BACKEND_LANDLOCK && !policy->map_root_to_set)
+        landlock_root_identity(plan, policy);
     /* Without a user namespace there is no uid 0 "inside" that is not host
      * root: the command itself becomes the unprivileged id. */
     if (plan->caller_is_root && plan->backend == RF_BACKEND_LANDLOCK) {

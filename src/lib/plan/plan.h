@@ -84,6 +84,7 @@ struct rf_plan {
     bool drop_ids;        /* no user namespace: the command switches to
                              uid_host/gid_host with setresuid (root caller) */
     bool restrict_tcp;    /* Landlock denies every TCP bind and connect */
+    bool share_tmp;       /* landlock backend: the host's /tmp granted (share_tmp) */
     bool seccomp_deny_inet; /* the filter denies AF_INET/AF_INET6 sockets */
 
     bool deferred;      /* native: build the sandbox, then wait for its one

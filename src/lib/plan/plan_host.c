@@ -4,10 +4,14 @@
  * landlock: the plan's visibility list becomes Landlock rules on host paths
  * (what native would bind read-only may be read and executed, what it would
  * bind read-write may be written); `network: none` becomes Landlock TCP
- * rules plus a seccomp rule against IP sockets; IPC is scoped. What that
- * cannot give (a private /tmp, remapped paths, read-only holes in the
- * workspace...) is refused unless the user accepted the weaker sandbox by
- * name (accept_weaker), and listed in the plan's `cannot` either way.
+ * rules plus a seccomp rule against IP sockets; IPC is scoped. There is no
+ * mount namespace for a private /tmp: the host's /tmp gets no rule (another
+ * user's files there stay out of reach) and TMPDIR/XDG_RUNTIME_DIR point into
+ * the instance root, which does; share_tmp grants the host's /tmp by name.
+ * What namespaces would give and Landlock cannot (host processes hidden,
+ * remapped paths, read-only holes in the workspace...) is refused unless
+ * the user accepted the weaker sandbox by name (accept_weaker), and listed
+ * in the plan's `cannot` either way.
  * none: no sandbox at all; the plan and a warning say so.
  *
  * Also here: `--backend auto` and the runner types whose backend is not
@@ -218,6 +222,9 @@ static int can_switch_ids(const rf_plan *plan, rf_error **err)
 
 static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
+    /* Where the id comes from (plan.c: the workspace's owner by default). */
+    const char *from = policy->map_root_to_set || plan->uid_host == policy->map_root_to ? "map_root_to"
+                                                                                       : "the workspace's owner";
     if (plan->uid_host != 0 && can_switch_ids(plan, err) < 0)
         return -1;
     if (plan->uid_host == 0)
@@ -226,14 +233,14 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
                rf_error_hint_set(err, "set map_root_to (--map-root-to) to an unprivileged uid such as 65534");
     if (!usable_as(plan->cwd, plan->uid_host, plan->gid_host, 1))
         return rf_error_set(err, EACCES, "backend landlock: a root caller runs the command as uid %u "
-                                         "(map_root_to), which cannot enter %s",
-                            (unsigned)plan->uid_host, plan->cwd),
+                                         "(%s), which cannot enter %s",
+                            (unsigned)plan->uid_host, from, plan->cwd),
                rf_error_hint_set(err, "run ringfence as the workspace's owner, pass --map-root-to with the "
                                       "owner's uid, make the path searchable for uid %u, or use --backend native",
                                  (unsigned)plan->uid_host);
     if (!usable_as(policy->workspace, plan->uid_host, plan->gid_host, 3) &&
-        pushf(&plan->warnings, "backend landlock: the command runs as uid %u (map_root_to), which cannot "
-                               "write the workspace %s", (unsigned)plan->uid_host, policy->workspace) < 0)
+        pushf(&plan->warnings, "backend landlock: the command runs as uid %u (%s), which cannot "
+                               "write the workspace %s", (unsigned)plan->uid_host, from, policy->workspace) < 0)
         return rf_error_set(err, ENOMEM, "plan");
     /* The instance root and below are made usable at start (common.c);
      * what lies above it must already be searchable. */
@@ -242,9 +249,9 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
     if (slash)
         *(slash == above ? slash + 1 : slash) = '\0';
     if (above && !usable_as(above, plan->uid_host, plan->gid_host, 1) &&
-        pushf(&plan->warnings, "backend landlock: the command runs as uid %u (map_root_to), which cannot "
+        pushf(&plan->warnings, "backend landlock: the command runs as uid %u (%s), which cannot "
                                "reach its HOME under %s; set RINGFENCE_HOME to a directory it can reach",
-              (unsigned)plan->uid_host, plan->instance_root) < 0)
+              (unsigned)plan->uid_host, from, plan->instance_root) < 0)
         return rf_error_set(err, ENOMEM, "plan");
     return 0;
 }
@@ -253,7 +260,7 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
 
 typedef struct weaker {
     char **problems; /* refused unless accept_weaker */
-    bool tmp, remap;
+    bool remap;
 } weaker;
 
 /* A read-only path inside a writable one: native binds it read-only over
@@ -274,8 +281,10 @@ static int ro_inside_rw(const rf_plan *plan, const rf_mount *ro, weaker *w)
 
 static int find_problems(const rf_plan *plan, const rf_policy *policy, int abi, weaker *w)
 {
-    int r = pushf(&w->problems, "/tmp would be the host's /tmp, not a private one (no mount namespace)");
-    w->tmp = true;
+    /* Always: what namespaces would give and Landlock cannot. */
+    int r = pushf(&w->problems, "no namespaces: host processes stay visible, and /tmp cannot be a private "
+                                "mount (the host's /tmp is %s; TMPDIR points into the instance root)",
+                  policy->share_tmp ? "shared, share_tmp" : "out of reach instead");
     for (size_t i = 0; r == 0 && i < policy->n_exposes; i++) {
         const rf_expose *e = &policy->exposes[i];
         if (strcmp(e->source, e->target) != 0) {
@@ -306,7 +315,9 @@ static int find_problems(const rf_plan *plan, const rf_policy *policy, int abi, 
 static const char *const landlock_cannot[] = {
     "host processes stay visible: /proc is the host's (their memory, environment and descriptors stay "
     "out of reach: Landlock forbids ptrace of processes outside the sandbox)",
-    "/tmp is not private: no mount namespace",
+    "no private /tmp mount (no mount namespace): the host's /tmp is out of reach (EACCES) and TMPDIR and "
+    "XDG_RUNTIME_DIR point to private directories in the instance root; programs that hard-code /tmp fail "
+    "there (--share-tmp grants the host's /tmp, a weakening)",
     "paths cannot be remapped: an expose is seen at its host path (target != source is refused unless "
     "accept_weaker)",
     "no hostname or IPC namespace: the hostname and System V IPC objects are the host's",
@@ -342,6 +353,9 @@ static int list_cannot(rf_plan *plan, int abi)
         return -1;
     if (abi < 6 && pushf(&plan->cannot, "no scoping of signals and abstract unix sockets (needs "
                                         "Landlock ABI 6, this kernel has %d)", abi) < 0)
+        return -1;
+    if (plan->share_tmp && rf_strv_push(&plan->cannot, "/tmp is the host's (share_tmp): files other users "
+                                                       "leave there can be read and replaced") < 0)
         return -1;
     if (plan->network == RF_NET_NONE && plan->seccomp == RF_SECCOMP_OFF &&
         rf_strv_push(&plan->cannot, "network: none without seccomp: UDP and other non-TCP traffic pass") < 0)
@@ -390,9 +404,13 @@ static int finish_landlock(rf_plan *plan, const rf_policy *policy, rf_error **er
     for (size_t i = 0; r == 0 && w.problems && w.problems[i]; i++)
         r = pushf(&plan->warnings, "backend landlock, weaker sandbox accepted (accept_weaker): %s", w.problems[i]);
     rf_strv_free(w.problems);
+    plan->share_tmp = policy->share_tmp;
+    if (r == 0 && plan->share_tmp)
+        r = rf_strv_push(&plan->warnings, "backend landlock: the host's /tmp is shared with the command "
+                                          "(share_tmp)");
     plan->restrict_tcp = plan->network == RF_NET_NONE;
     plan->seccomp_deny_inet = plan->network == RF_NET_NONE && plan->seccomp != RF_SECCOMP_OFF;
-    if (r < 0 || host_rules(plan, w.tmp, w.remap) < 0 || list_cannot(plan, abi) < 0)
+    if (r < 0 || host_rules(plan, plan->share_tmp, w.remap) < 0 || list_cannot(plan, abi) < 0)
         return rf_error_set(err, ENOMEM, "plan");
     return 0;
 }

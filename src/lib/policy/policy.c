@@ -216,7 +216,7 @@ static json_t *policy_json(const rf_policy *p)
     const rf_limits *l = &p->limits;
     return json_pack(
         "{s:s?, s:s?, s:s?, s:s?, s:s?, s:b, s:b, s:o, s:o, s:o,"
-        " s:{s:I, s:I, s:f, s:f, s:f, s:b}, s:s, s:s?, s:b, s:b, s:I, s:s,"
+        " s:{s:I, s:I, s:f, s:f, s:f, s:b}, s:s, s:s?, s:b, s:b, s:I, s:b, s:s,"
         " s:{s:s, s:o, s:o}, s:o, s:o, s:o, s:o, s:{s:s?}}",
         "workspace", p->workspace, "chdir", p->chdir, "instance_root", p->instance_root,
         "caller_cwd", p->caller_cwd, "user", p->user,
@@ -229,7 +229,7 @@ static json_t *policy_json(const rf_policy *p)
         "require_cgroup", l->require_cgroup,
         "backend", rf_policy_backend_name(p->backend), "backend_reason", p->backend_reason,
         "accept_weaker", p->accept_weaker, "allow_sensitive_workspace", p->allow_sensitive_workspace,
-        "map_root_to", (json_int_t)p->map_root_to,
+        "map_root_to", (json_int_t)p->map_root_to, "share_tmp", p->share_tmp,
         "landlock", landlock[p->landlock],
         "seccomp", "profile", seccomp[p->seccomp], "deny", strv_json(p->seccomp_deny),
         "allow", strv_json(p->seccomp_allow),

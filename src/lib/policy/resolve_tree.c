@@ -220,6 +220,7 @@ static int resolve_modes(rf_resolver *r, rf_policy *p)
     get_bool(r->tree, "restrict_to_workspace", &p->restrict_to_workspace);
     get_bool(r->tree, "allow_read_outside_workspace", &p->allow_read_outside_workspace);
     get_bool(r->tree, "accept_weaker", &p->accept_weaker);
+    get_bool(r->tree, "share_tmp", &p->share_tmp);
     p->backend = (rf_backend_kind)pick(r->tree, "backend", backend, p->backend);
     p->landlock = (rf_landlock_mode)pick(r->tree, "landlock", landlock, p->landlock);
     p->seccomp = (rf_seccomp_profile)pick(r->tree, "seccomp.profile", seccomp, p->seccomp);
@@ -229,6 +230,7 @@ static int resolve_modes(rf_resolver *r, rf_policy *p)
             return rf_resolve_fail(r, "map_root_to", "%lld is not a valid uid",
                                    (long long)json_integer_value(uid));
         p->map_root_to = (uid_t)json_integer_value(uid);
+        p->map_root_to_set = true;
     }
     const char *origin = r->m ? rf_merged_origin(r->m, "backend") : NULL;
     if (origin && asprintf(&p->backend_reason, "set by %s", origin) < 0)

@@ -94,6 +94,8 @@ static int ranks_kept(cmp *c, const rf_policy *b, const rf_policy *a)
         return refuse(c, "allow_sensitive_workspace", "allows a sensitive workspace");
     if (a->accept_weaker && !b->accept_weaker)
         return refuse(c, "accept_weaker", "accepts a weaker sandbox");
+    if (a->share_tmp && !b->share_tmp)
+        return refuse(c, "share_tmp", "shares the host's /tmp");
     if (landlock_rank[a->landlock] < landlock_rank[b->landlock])
         return refuse(c, "landlock", "weakens Landlock");
     if (seccomp_rank[a->seccomp] < seccomp_rank[b->seccomp])
