@@ -11,6 +11,7 @@
  * A request made under another policy (another key) is refused, never run
  * under the pool's. A client that goes away has its command killed. */
 #include "pool/pool.h"
+#include "backend/native/report.h"
 #include "proc/proc.h"
 #include "util/error.h"
 
@@ -380,22 +381,11 @@ static int send_request(int fd, const char *key, const char *cwd, char *const ar
         p = stpcpy(p, head[i]) + 1;
     for (size_t i = 0; argv[i]; i++)
         p = stpcpy(p, argv[i]) + 1;
-    int fds[3] = { 0, 1, 2 };
-    union {
-        char b[CMSG_SPACE(sizeof fds)];
-        struct cmsghdr align;
-    } u;
-    memset(&u, 0, sizeof u);
-    struct iovec iov = { .iov_base = buf, .iov_len = len };
-    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
-    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof fds);
-    memcpy(CMSG_DATA(c), fds, sizeof fds);
-    ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+    const int fds[3] = { 0, 1, 2 };
+    int rc = rf_msg_send_with_fds(fd, buf, len, fds, 3);
+    int e = errno;
     free(buf);
-    return n == (ssize_t)len ? 0 : rf_error_set(err, errno, "run --via: send the request");
+    return rc == 0 ? 0 : rf_error_set(err, e, "run --via: send the request");
 }
 
 static void status_from_json(const char *json, rf_status *out)

@@ -160,24 +160,9 @@ int rf_deferred_send(int sock, char *const argv[], char *const env[], const char
         }
     }
     memcpy(buf, &h, sizeof h);
-    union {
-        char b[CMSG_SPACE(3 * sizeof(int))];
-        struct cmsghdr align;
-    } u;
-    memset(&u, 0, sizeof u);
-    struct iovec iov = { .iov_base = buf, .iov_len = off };
-    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
-    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(3 * sizeof(int));
-    memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
-    ssize_t n;
-    do
-        n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
+    int rc = rf_msg_send_with_fds(sock, buf, off, fds, 3);
     int e = errno;
     free(buf);
     errno = e;
-    return n == (ssize_t)off ? 0 : -1;
+    return rc;
 }

@@ -64,27 +64,38 @@ int rf_msg_recv(int fd, struct rf_msg *msg)
     return 1;
 }
 
-/* One descriptor over a SOCK_SEQPACKET channel (SCM_RIGHTS); no allocation. */
-int rf_msg_send_fd(int chan, int fd)
+/* data plus up to 3 descriptors (SCM_RIGHTS) in one message; no
+ * allocation, so the sandbox's child may call it. Returns 0 or -1. */
+int rf_msg_send_with_fds(int sock, const void *data, size_t len, const int *fds, size_t nfds)
 {
-    char byte = 'F';
-    struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
     union {
-        char buf[CMSG_SPACE(sizeof(int))];
+        char buf[CMSG_SPACE(3 * sizeof(int))];
         struct cmsghdr align;
     } u;
+    if (nfds == 0 || nfds > 3) {
+        errno = EINVAL;
+        return -1;
+    }
     memset(&u, 0, sizeof u);
-    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+    struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                         .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
     struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
     ssize_t n;
     do
-        n = sendmsg(chan, &mh, MSG_NOSIGNAL);
+        n = sendmsg(sock, &mh, MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
-    return n == 1 ? 0 : -1;
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+/* One descriptor over a SOCK_SEQPACKET channel, with a one-byte body. */
+int rf_msg_send_fd(int chan, int fd)
+{
+    return rf_msg_send_with_fds(chan, "F", 1, &fd, 1);
 }
 
 int rf_msg_recv_fd(int chan)
