@@ -3,15 +3,16 @@
 # Start-up cost of a sandbox, side by side in one run: bare /bin/true, the
 # floor probe (bench/floor.c: only clone + tmpfs root + /usr + pivot_root +
 # proc + exec), ringfence, the closest bubblewrap line (all namespaces, the
-# same kind of mounts) and firejail. Prints mean times and ratios.
+# same kind of mounts) and firejail, rounds interleaved. Prints medians and
+# ratios.
 #
-#   bench/startup.sh [BUILD_DIR] [RUNS]     (default: build, 300)
+#   bench/startup.sh [BUILD_DIR] [RUNS]     (default: build, 200)
 #
 # Timings are for notes and comparisons, never for pass/fail.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
-runs=${2:-300}
+runs=${2:-200}
 . "$(dirname "$0")/lib.sh"
 
 links=""
@@ -26,23 +27,22 @@ bwrap_cmd="bwrap --unshare-all --die-with-parent --new-session --ro-bind /usr /u
 --proc /proc --dev /dev --tmpfs /tmp --bind $ws $ws --chdir $ws --clearenv \
 --setenv PATH /usr/bin:/bin --setenv HOME $ws --cap-drop ALL /bin/true"
 
-cmds=(-n bare /bin/true -n floor "$build/bench/floor /bin/true" -n ringfence "$rf run -- /bin/true")
-command -v bwrap >/dev/null && cmds+=(-n bwrap "$bwrap_cmd")
-command -v firejail >/dev/null && cmds+=(-n firejail "firejail --noprofile --quiet --net=none --private /bin/true")
-[ -n "${RF_BENCH_EXTRA:-}" ] && cmds+=(-n ringfence-extra "$rf run $RF_BENCH_EXTRA -- /bin/true")
+cmds=("bare=/bin/true" "floor=$build/bench/floor /bin/true" "ringfence=$rf run -- /bin/true"
+      "rf-net-host=$rf run --network host -- /bin/true")
+command -v bwrap >/dev/null && cmds+=("bwrap=$bwrap_cmd")
+command -v firejail >/dev/null && cmds+=("firejail=firejail --noprofile --quiet --net=none --private /bin/true")
+[ -n "${RF_BENCH_EXTRA:-}" ] && cmds+=("ringfence-extra=$rf run $RF_BENCH_EXTRA -- /bin/true")
 
-echo "bench: $runs runs each, as uid $(id -u), kernel $(uname -r)"
-hyperfine -N --warmup 20 --runs "$runs" --export-json "$out" "${cmds[@]}" >/dev/null
+# Rounds interleaved, medians (bench/interleave.py): on a busy machine a
+# burst of load then lands on every command alike, so the ratios hold.
+echo "bench: $runs rounds, as uid $(id -u), kernel $(uname -r), $(nproc) CPUs"
+base=floor; command -v bwrap >/dev/null && base=bwrap
+python3 "$top/bench/interleave.py" --runs "$runs" --warmup 10 --base "$base" --json "$out" "${cmds[@]}"
 python3 - "$out" <<'PY'
-import json, sys
-r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-base = r.get("bwrap")
-print("%-16s %10s %10s %12s" % ("command", "mean ms", "stddev", "vs bwrap"))
-for name, x in r.items():
-    ratio = "%.2fx" % (x["mean"] / base["mean"]) if base else "-"
-    print("%-16s %10.3f %10.3f %12s" % (name, x["mean"] * 1e3, x["stddev"] * 1e3, ratio))
-if "bare" in r and "ringfence" in r:
-    print("ringfence overhead over bare exec: %.3f ms" % ((r["ringfence"]["mean"] - r["bare"]["mean"]) * 1e3))
-if "floor" in r and "ringfence" in r:
-    print("ringfence vs the floor probe: %.2fx" % (r["ringfence"]["mean"] / r["floor"]["mean"]))
+import json, statistics, sys
+w = {k: statistics.median(v) for k, v in json.load(open(sys.argv[1]))["wall"].items()}
+print("ringfence overhead over bare exec: %.3f ms" % ((w["ringfence"] - w["bare"]) * 1e3))
+print("ringfence vs the floor probe: %.2fx (target <= 1.25x)" % (w["ringfence"] / w["floor"]))
+if "bwrap" in w:
+    print("ringfence vs bubblewrap: %.2fx (target <= 0.75x)" % (w["ringfence"] / w["bwrap"]))
 PY

@@ -131,32 +131,17 @@ static bool placeholder_possible(const rf_plan *plan, const rf_policy *policy, c
     if (!slash || slash == parent)
         return false;
     *slash = '\0';
-    struct stat st;
-    if (lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+    if (strcmp(parent, policy->workspace) == 0 && !policy->allow_sensitive_workspace)
         return false;
-    return strcmp(parent, policy->workspace) != 0 || policy->allow_sensitive_workspace;
+    struct stat st;
+    return lstat(parent, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* Absent protected paths that get no placeholder: no backend stops the
  * command from creating them, so the plan names them in one `cannot`
  * entry instead of claiming a protection it lacks. */
-static int note_absent(rf_plan *plan, const rf_policy *policy)
+static int note_absent(rf_plan *plan, const char *names)
 {
-    size_t len = 0;
-    for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++)
-        len += strlen(policy->protected_paths[i]) + 2;
-    _cleanup_free_ char *names = calloc(1, len + 1);
-    if (!names)
-        return -1;
-    for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
-        _cleanup_free_ char *p = rf_path_join(policy->workspace, policy->protected_paths[i]);
-        struct stat st;
-        if (!p || !rf_path_is_beneath(p, policy->workspace) || lstat(p, &st) == 0 || errno != ENOENT ||
-            placeholder_possible(plan, policy, p))
-            continue;
-        strcat(names, *names ? ", " : "");
-        strcat(names, policy->protected_paths[i]);
-    }
     if (!*names)
         return 0;
     char *s = NULL;
@@ -168,10 +153,15 @@ static int note_absent(rf_plan *plan, const rf_policy *policy)
 }
 
 /* Protected paths that exist are bound read-only over themselves, so the
- * sandbox cannot rewrite its own workspace policy or plant git hooks. */
+ * sandbox cannot rewrite its own workspace policy or plant git hooks;
+ * absent ones get a placeholder where one can be made. One lstat each. */
 static int add_protected(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
-    if (note_absent(plan, policy) < 0)
+    size_t len = 0;
+    for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++)
+        len += strlen(policy->protected_paths[i]) + 2;
+    _cleanup_free_ char *unprotected = calloc(1, len + 1);
+    if (!unprotected)
         return rf_error_set(err, ENOMEM, "plan");
     for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
         _cleanup_free_ char *p = rf_path_join(policy->workspace, policy->protected_paths[i]);
@@ -179,13 +169,20 @@ static int add_protected(rf_plan *plan, const rf_policy *policy, rf_error **err)
         if (!p || !rf_path_is_beneath(p, policy->workspace))
             continue;
         bool absent = lstat(p, &st) < 0;
-        if (absent ? errno != ENOENT || !placeholder_possible(plan, policy, p) : S_ISLNK(st.st_mode))
+        if (absent && errno == ENOENT && !placeholder_possible(plan, policy, p)) {
+            strcat(unprotected, *unprotected ? ", " : "");
+            strcat(unprotected, policy->protected_paths[i]);
+            continue;
+        }
+        if (absent ? errno != ENOENT : S_ISLNK(st.st_mode))
             continue;
         if (rf_plan_add_mount(plan, RF_MOUNT_RO_SELF, NULL, p, false, "protected", err) < 0)
             return -1;
         plan->mounts[plan->n_mounts - 1].placeholder = absent;
         plan->mounts[plan->n_mounts - 1].source_dir = protected_is_dir(policy->protected_paths[i]);
     }
+    if (note_absent(plan, unprotected) < 0)
+        return rf_error_set(err, ENOMEM, "plan");
     return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -161,30 +162,56 @@ static int open_copy_source(const rf_mount *m, int *fd)
     return 0;
 }
 
+/* The directory the last copy went into: the curated /etc is a run of
+ * copies into one directory, so it is resolved once, not once per file. */
+typedef struct {
+    char path[4096];
+    int fd;
+} copy_dir;
+
+static int copy_dir_open(copy_dir *d, int rootfd, const char *parent, bool create)
+{
+    if (d->fd >= 0 && strcmp(d->path, parent) == 0)
+        return d->fd;
+    if (d->fd >= 0)
+        close(d->fd);
+    d->fd = open_target(rootfd, *parent ? parent : "/", false, create);
+    snprintf(d->path, sizeof d->path, "%s", d->fd >= 0 ? parent : "");
+    return d->fd;
+}
+
+/* Copy src_fd to out: sendfile moves the bytes in the kernel, one call for
+ * a small file; read/write where sendfile cannot serve this pair. */
+static int copy_bytes(int src_fd, int out)
+{
+    ssize_t n;
+    while ((n = sendfile(out, src_fd, NULL, 1 << 20)) > 0)
+        ;
+    if (n == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    char buf[16384];
+    while ((n = read(src_fd, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n)
+            return -1;
+    return n < 0 ? -1 : 0;
+}
+
 /* Write the copy into the new root (still writable at this point). */
-static int write_copy(int rootfd, const rf_mount *m, int src_fd, bool create)
+static int write_copy(int rootfd, const rf_mount *m, int src_fd, bool create, copy_dir *d)
 {
     char parent[4096];
     snprintf(parent, sizeof parent, "%s", m->target);
     char *slash = strrchr(parent, '/');
     *slash = '\0';
-    int pfd = open_target(rootfd, *parent ? parent : "/", false, create);
+    int pfd = copy_dir_open(d, rootfd, parent, create);
     if (pfd < 0)
         return -1;
     int out = openat(pfd, slash + 1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    close(pfd);
     if (out < 0)
         return -1;
-    char buf[16384];
-    ssize_t n;
-    int rc = 0;
-    while ((n = read(src_fd, buf, sizeof buf)) > 0)
-        if (write(out, buf, (size_t)n) != n) {
-            rc = -1;
-            break;
-        }
-    if (n < 0)
-        rc = -1;
+    int rc = copy_bytes(src_fd, out);
     close(out);
     return rc;
 }
@@ -220,12 +247,12 @@ int rf_mount_capture_sources(const rf_plan *plan, int *src_fds, int userns_fd, r
     return 0;
 }
 
-static int mount_one(const rf_plan *plan, size_t i, int rootfd, int src_fd, rf_setup_fail *f)
+static int mount_one(const rf_plan *plan, size_t i, int rootfd, int src_fd, copy_dir *d, rf_setup_fail *f)
 {
     const rf_mount *m = &plan->mounts[i];
     bool create = may_create_at(plan, i);
     if (m->type == RF_MOUNT_COPY)
-        return write_copy(rootfd, m, src_fd, create) < 0 ? rf_fail(f, "copy", m->target) : 0;
+        return write_copy(rootfd, m, src_fd, create, d) < 0 ? rf_fail(f, "copy", m->target) : 0;
     if (m->type == RF_MOUNT_SYMLINK) {
         char parent[4096];
         snprintf(parent, sizeof parent, "%s", m->target);
@@ -329,11 +356,22 @@ int rf_mount_build_root(const rf_plan *plan, const int *src_fds, rf_setup_fail *
     int rootfd = open(NEWROOT_AT, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (rootfd < 0)
         return rf_fail(f, "open new root", NEWROOT_AT);
-    for (size_t i = 0; i < plan->n_mounts; i++)
-        if (mount_one(plan, i, rootfd, src_fds[i], f) < 0) {
-            close(rootfd);
-            return -1;
+    copy_dir d = { .fd = -1 };
+    int rc = 0;
+    for (size_t i = 0; i < plan->n_mounts && rc == 0; i++) {
+        /* A mount may cover the directory copies went into: resolve anew. */
+        if (plan->mounts[i].type != RF_MOUNT_COPY && d.fd >= 0) {
+            close(d.fd);
+            d.fd = -1;
         }
+        rc = mount_one(plan, i, rootfd, src_fds[i], &d, f);
+    }
+    if (d.fd >= 0)
+        close(d.fd);
+    if (rc < 0) {
+        close(rootfd);
+        return -1;
+    }
     if (seal_readonly_tmpfs(plan, rootfd, f) < 0) {
         close(rootfd);
         return -1;

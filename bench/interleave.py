@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Start-up timings that survive a busy machine.
+
+hyperfine runs one command's batch after another's, so a burst of load from
+another process lands on one command and skews the ratio. This runs the
+commands round-robin, in a new random order each round, and reports for each
+the median and the 10th/90th percentiles of wall time, the median CPU time
+of the whole tree (user + system, from wait4), and ratios of medians against
+a base command. Ratios of medians taken in the same rounds are what the
+notes and docs/performance.md quote.
+
+  bench/interleave.py [--runs N] [--warmup N] [--base NAME] [--json FILE]
+                      NAME=COMMAND ...
+
+COMMAND is split on blanks (no shell); "sh:LINE" runs LINE with /bin/sh -c
+(the same shell start for every command that uses it). CPU time comes from
+wait4, so it counts only descendants that were waited for: a tool whose
+helpers are reaped by someone else looks cheaper than it is. Timings are for notes, never for
+pass/fail.
+"""
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import sys
+import time
+
+
+def run_once(argv):
+    """Wall and CPU seconds of one run; stdio to /dev/null."""
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        fa = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
+        t0 = time.perf_counter()
+        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=fa)
+        _, status, ru = os.wait4(pid, 0)
+        wall = time.perf_counter() - t0
+    finally:
+        os.close(null)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("interleave: %s exited with status %d" % (" ".join(argv), os.waitstatus_to_exitcode(status)))
+    return wall, ru.ru_utime + ru.ru_stime
+
+
+def percentile(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p * len(xs)))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--base", help="the command the ratios are against (default: the first)")
+    ap.add_argument("--json", help="write every sample to this file")
+    ap.add_argument("commands", nargs="+", metavar="NAME=COMMAND")
+    a = ap.parse_args()
+    cmds = {}
+    for c in a.commands:
+        name, sep, line = c.partition("=")
+        if not sep or not line.split():
+            ap.error("%r is not NAME=COMMAND" % c)
+        argv = ["/bin/sh", "-c", line[3:]] if line.startswith("sh:") else line.split()
+        if not argv[0].startswith("/"):
+            argv[0] = next((os.path.join(d, argv[0]) for d in os.environ["PATH"].split(":")
+                            if os.access(os.path.join(d, argv[0]), os.X_OK)), argv[0])
+        cmds[name] = argv
+    base = a.base or next(iter(cmds))
+    if base not in cmds:
+        ap.error("--base %s is not one of the commands" % base)
+    names = list(cmds)
+    for _ in range(a.warmup):
+        for n in names:
+            run_once(cmds[n])
+    wall = {n: [] for n in names}
+    cpu = {n: [] for n in names}
+    for _ in range(a.runs):
+        random.shuffle(names)
+        for n in names:
+            w, c = run_once(cmds[n])
+            wall[n].append(w)
+            cpu[n].append(c)
+    load = os.getloadavg()[0]
+    print("interleave: %d rounds, uid %d, kernel %s, load %.2f at the end" % (a.runs, os.getuid(), os.uname().release, load))
+    print("%-16s %9s %9s %9s %9s %9s %9s" % ("command", "median", "p10", "p90", "cpu", "vs " + base[:6], "cpu vs"))
+    bw, bc = statistics.median(wall[base]), statistics.median(cpu[base])
+    for n in cmds:
+        mw, mc = statistics.median(wall[n]), statistics.median(cpu[n])
+        print("%-16s %7.3fms %7.3fms %7.3fms %7.3fms %8.2fx %8.2fx" % (
+            n, mw * 1e3, percentile(wall[n], 0.1) * 1e3, percentile(wall[n], 0.9) * 1e3, mc * 1e3,
+            mw / bw, mc / bc if bc else float("nan")))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"wall": wall, "cpu": cpu, "load": load}, f)
+
+
+if __name__ == "__main__":
+    main()
