@@ -58,6 +58,13 @@ check "libringfence.so.0 is a link to the versioned file" \
     test -L "$lib/libringfence.so.0" -a -f "$(readlink -f "$lib/libringfence.so.0")"
 soname=$(readelf -d "$lib/libringfence.so.0" 2>/dev/null | sed -n 's/.*SONAME.*\[\(.*\)\].*/\1/p')
 check "soname is libringfence.so.0" test "$soname" = libringfence.so.0
+# Hardening of what is installed: full RELRO (read-only GOT, bound at start).
+for elf in "$U/bin/ringfence" "$lib/libringfence.so.0"; do
+    dyn=$(readelf -d "$elf" 2>/dev/null)
+    prog=$(readelf -lW "$elf" 2>/dev/null)
+    check "$(basename "$elf") is linked with full RELRO (GNU_RELRO and BIND_NOW)" \
+        sh -c 'printf "%s\n" "$1" | grep -q GNU_RELRO && printf "%s\n" "$2" | grep -q BIND_NOW' _ "$prog" "$dyn"
+done
 pc=$lib/pkgconfig/ringfence.pc
 check "pkgconfig/ringfence.pc" test -f "$pc"
 if command -v scdoc >/dev/null; then
