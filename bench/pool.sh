@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The warm pool against a one-shot start, in one hyperfine run: bare
+# The warm pool against a one-shot start, rounds interleaved: bare
 # /bin/true, `ringfence run --via` a pool of ready sandboxes (ringfence
 # serve), `ringfence run` (a sandbox built for the command), bubblewrap's
 # closest line. Ratios to bare exec; then the serving process's memory per
@@ -25,21 +25,17 @@ sleep 1 # let it fill
 bwrap_cmd="bwrap --unshare-all --die-with-parent --new-session --ro-bind /usr /usr --symlink usr/bin /bin \
 --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc --dev /dev --tmpfs /tmp --bind $ws $ws --chdir $ws \
 --clearenv --setenv PATH /usr/bin:/bin --cap-drop ALL /bin/true"
-cmds=(-n bare /bin/true -n via "$rf run --via $sock -- /bin/true" -n run "$rf run -- /bin/true")
-command -v bwrap >/dev/null && cmds+=(-n bwrap "$bwrap_cmd")
+cmds=("bare=/bin/true" "via=$rf run --via $sock -- /bin/true" "run=$rf run -- /bin/true")
+command -v bwrap >/dev/null && cmds+=("bwrap=$bwrap_cmd")
 
-echo "bench: $runs runs each, pool of $size, as uid $(id -u), kernel $(uname -r), $(nproc) CPUs"
-hyperfine -N --warmup 20 --runs "$runs" --export-json "$out" "${cmds[@]}" >/dev/null
+echo "bench: $runs interleaved rounds, pool of $size, as uid $(id -u), kernel $(uname -r), $(nproc) CPUs"
+python3 "$top/bench/interleave.py" --runs "$runs" --warmup 20 --base bare --json "$out" "${cmds[@]}"
 python3 - "$out" <<'PY'
-import json, sys
-r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-bare = r["bare"]["median"]
-print("%-8s %10s %10s %10s" % ("command", "median ms", "mean ms", "vs bare"))
-for name, x in r.items():
-    print("%-8s %10.3f %10.3f %9.2fx" % (name, x["median"] * 1e3, x["mean"] * 1e3, x["median"] / bare))
-if "bwrap" in r:
-    print("run --via vs bwrap: %.2fx; vs run: %.2fx" % (r["via"]["median"] / r["bwrap"]["median"],
-                                                       r["via"]["median"] / r["run"]["median"]))
+import json, statistics, sys
+w = {k: statistics.median(v) for k, v in json.load(open(sys.argv[1]))["wall"].items()}
+print("run --via vs bare exec: %.2fx (target <= 1.5x); vs run: %.2fx" % (w["via"] / w["bare"], w["via"] / w["run"]))
+if "bwrap" in w:
+    print("run --via vs bwrap: %.2fx" % (w["via"] / w["bwrap"]))
 PY
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 total=$(rss "$server")
