@@ -11,14 +11,15 @@ import json
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import IO, Any, Iterable, Mapping, Sequence
+from typing import IO, Any, Callable, Iterable, Mapping, Sequence
 
 from . import _lib
 from ._lib import cstr, lib, strv, take_string
+from ._stream import Output, Stream
 
 __all__ = [
     "RingfenceError", "Config", "Policy", "Plan", "Process", "Status", "Result",
-    "Verdict", "Guard", "Instance", "run", "version",
+    "Verdict", "Guard", "Instance", "Output", "Stream", "run", "stream", "version",
 ]
 
 EXIT_TIMEOUT = 124
@@ -285,6 +286,10 @@ class Plan(_Handle):
         """Run to the end; capture stdout and stderr unless capture=False."""
         return _run_plan(self, input, capture, text)
 
+    def stream(self, input: str | bytes | None = None, text: bool = True) -> Stream:
+        """Start the sandbox and return a Stream of its output lines."""
+        return Stream(self, input, text, lambda st: Result(**st.__dict__), _writer)
+
 
 def _reader(fd: int, chunks: list) -> threading.Thread:
     def pump():
@@ -460,6 +465,10 @@ class Instance(_Handle):
         """ringfence.run inside this instance (same keywords)."""
         return run(cmd, _instance=self, **kw)
 
+    def stream(self, cmd: Sequence[str] | str, **kw) -> Stream:
+        """ringfence.stream inside this instance (same keywords)."""
+        return stream(cmd, _instance=self, **kw)
+
     def popen(self, cmd: Sequence[str], stdin=None, stdout=None, stderr=None,
               **kw) -> Process:
         """Start a long-running process (a server) in the instance; stop it
@@ -474,6 +483,25 @@ class Instance(_Handle):
             raise err.exception(f"instance {name} could not be removed")
 
 
+def _with_plan(cmd: Sequence[str] | str, settings: dict, config: Config | None,
+               instance: Instance | None, use: Callable[[Plan], Any]) -> Any:
+    """Config (the one given, or a fresh one) + settings -> policy -> plan
+    for cmd (a list, or a str for /bin/sh -c); use(plan); free them all."""
+    cfg = config if config is not None else Config()
+    try:
+        if settings:
+            cfg.add(settings, "ringfence.run")
+        with cfg.policy() as policy:
+            if instance is not None:
+                policy.use_instance(instance)
+            argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
+            with policy.plan(argv) as plan:
+                return use(plan)
+    finally:
+        if config is None:
+            cfg.close()
+
+
 def run(cmd: Sequence[str] | str, *, workspace: str | os.PathLike[str] | None = None,
         network: str | None = None, allow_domains: Sequence[str] | None = None,
         limits: Mapping[str, Any] | None = None, timeout: float | None = None,
@@ -484,16 +512,26 @@ def run(cmd: Sequence[str] | str, *, workspace: str | os.PathLike[str] | None = 
     default policy plus the settings given, and wait for it. The output is
     captured (str unless text=False); a setup failure is a RingfenceError."""
     settings = _settings(workspace, network, allow_domains, limits, timeout, env, backend)
-    cfg = config if config is not None else Config()
-    try:
-        if settings:
-            cfg.add(settings, "ringfence.run")
-        with cfg.policy() as policy:
-            if _instance is not None:
-                policy.use_instance(_instance)
-            argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
-            with policy.plan(argv) as plan:
-                return plan.run(input=input, capture=capture, text=text)
-    finally:
-        if config is None:
-            cfg.close()
+    return _with_plan(cmd, settings, config, _instance,
+                      lambda plan: plan.run(input=input, capture=capture, text=text))
+
+
+def stream(cmd: Sequence[str] | str, *, workspace: str | os.PathLike[str] | None = None,
+           network: str | None = None, allow_domains: Sequence[str] | None = None,
+           limits: Mapping[str, Any] | None = None, timeout: float | None = None,
+           env: Mapping[str, str] | None = None, backend: str | None = None,
+           config: Config | None = None, input: str | bytes | None = None,
+           text: bool = True, _instance: Instance | None = None) -> Stream:
+    """Like run, but returns at once: iterate the Stream for Output lines as
+    the command writes them (stdout and stderr, each line tagged); after the
+    loop, stream.result is the Result. Use `with ringfence.stream(...) as s:`
+    so leaving early kills the sandbox.
+
+        with ringfence.stream(["make", "test"], workspace=".") as s:
+            for out in s:
+                print(out.stream, out.data, end="")
+        print(s.result.exit_code)
+    """
+    settings = _settings(workspace, network, allow_domains, limits, timeout, env, backend)
+    return _with_plan(cmd, settings, config, _instance,
+                      lambda plan: plan.stream(input=input, text=text))

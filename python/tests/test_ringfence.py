@@ -182,3 +182,41 @@ def test_instance_popen_long_running(ws, rf_home):
             proc.terminate()
             st = proc.wait()
             assert not st.exited
+
+
+def test_stream_yields_lines_while_the_command_runs(ws):
+    # The command waits for a file we create only after its first line has
+    # reached us: without streaming it would never see it and exit 1.
+    script = ("echo first; i=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
+              "[ -e go ] && echo second && echo oops >&2 && printf tail")
+    with ringfence.stream(script, workspace=ws) as s:
+        it = iter(s)
+        assert next(it) == ringfence.Output("stdout", "first\n")
+        (ws / "go").touch()
+        rest = list(it)
+    assert ringfence.Output("stdout", "second\n") in rest
+    assert ringfence.Output("stderr", "oops\n") in rest
+    assert ringfence.Output("stdout", "tail") in rest
+    assert s.result.exit_code == 0 and s.result.stdout is None
+
+
+def test_stream_bytes_and_input(ws):
+    with ringfence.stream(["cat"], workspace=ws, input=b"x\xffy\nz", text=False) as s:
+        got = [o.data for o in s]
+    assert got == [b"x\xffy\n", b"z"]
+    assert s.result.exit_code == 0
+
+
+def test_stream_left_early_kills_the_sandbox(ws):
+    with ringfence.stream("echo up; exec sleep 60", workspace=ws) as s:
+        pid = s.pid
+        assert next(iter(s)).data == "up\n"
+    assert s.result.signal == signal.SIGKILL
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_stream_reports_exit_status(ws):
+    with ringfence.stream("echo a; exit 3", workspace=ws) as s:
+        assert [o.data for o in s] == ["a\n"]
+    assert s.result.exit_code == 3
