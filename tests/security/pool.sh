@@ -54,6 +54,43 @@ else
     skip "another uid is refused (SO_PEERCRED)" "needs root and the rftest user"
 fi
 
+# Malformed requests, as any process of ours could send them: each is
+# refused with "malformed request", runs nothing, and leaves no descriptor
+# behind in the server (descriptors it did not ask for are closed).
+fds_of() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+fds_before=$(fds_of "$server")
+python3 - "$sock" "$WS" >"$SCRATCH/abuse.out" 2>&1 <<'PY'
+import array, os, socket, sys
+sock, ws = sys.argv[1], sys.argv[2]
+def req(argv, key=b"k", cwd=ws.encode()):
+    return b"RFP1" + key + b"\0" + cwd + b"\0" + b"".join(a + b"\0" for a in argv)
+touch = [b"/usr/bin/touch", (ws + "/abused").encode()]
+cases = {
+    "one fd": (req(touch), 1), "five fds": (req(touch), 5), "no fds": (req(touch), 0),
+    "no magic": (b"XXXX" + req(touch)[4:], 3), "no final NUL": (req(touch)[:-1], 3),
+    "no argv": (req([]), 3), "1025 arguments": (req([b"/usr/bin/touch"] * 1025), 3),
+}
+for name, (msg, nfds) in cases.items():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(sock)
+    fds = [os.open("/dev/null", os.O_RDWR) for _ in range(nfds)]
+    anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
+    s.sendmsg([msg], anc)
+    for fd in fds:
+        os.close(fd)
+    answer = s.recv(65536)
+    print(name, "->", answer[:1].decode(), answer[1:].decode(errors="replace"))
+    s.close()
+PY
+for c in "one fd" "five fds" "no fds" "no magic" "no final NUL" "no argv" "1025 arguments"; do
+    contains "a request with $c is refused as malformed" "$(cat "$SCRATCH/abuse.out")" "$c -> E malformed request"
+done
+check "none of them ran anything" test ! -e "$WS/abused"
+wait_until 5 test "$(fds_of "$server")" -le "$fds_before"
+check "the server holds no descriptor more than before them ($fds_before, now $(fds_of "$server"))" \
+    test "$(fds_of "$server")" -le "$fds_before"
+expect_exit 0 "a well-formed request after them is served" rf run --via "$sock" -- true
+
 # 100 concurrent requests.
 for i in $(seq 100); do
     "$RINGFENCE" run --via "$sock" -- sh -c "echo ok-$i" >"$SCRATCH/c$i.out" 2>&1 &

@@ -11,6 +11,7 @@
  * A request made under another policy (another key) is refused, never run
  * under the pool's. A client that goes away has its command killed. */
 #include "pool/pool.h"
+#include "pool/wire.h"
 #include "backend/native/report.h"
 #include "proc/proc.h"
 #include "util/error.h"
@@ -29,9 +30,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#define REQ_MAX 65536
-#define MAGIC "RFP1"
 
 RF_EXPORT char *rf_policy_key(const rf_policy *policy)
 {
@@ -88,30 +86,6 @@ static void reply(int conn, char kind, const char *text)
     memcpy(buf + 1, text, n);
     send(conn, buf, n + 1, MSG_NOSIGNAL);
     free(buf);
-}
-
-/* Split the request: key, cwd, argv (NUL-separated after the magic). */
-static int parse_request(char *buf, size_t n, const char **key, const char **cwd, char **argv, size_t max)
-{
-    if (n < 4 || memcmp(buf, MAGIC, 4) || buf[n - 1] != '\0')
-        return -1;
-    char *p = buf + 4, *end = buf + n;
-    const char *parts[2];
-    for (int i = 0; i < 2; i++) {
-        parts[i] = p;
-        p += strlen(p) + 1;
-        if (p > end)
-            return -1;
-    }
-    *key = parts[0];
-    *cwd = parts[1];
-    size_t argc = 0;
-    while (p < end && argc < max) {
-        argv[argc++] = p;
-        p += strlen(p) + 1;
-    }
-    argv[argc] = NULL;
-    return argc ? 0 : -1;
 }
 
 typedef struct watch {
@@ -195,38 +169,37 @@ static bool peer_allowed(int conn)
 static void *client_main(void *arg)
 {
     client *c = arg;
-    char *buf = malloc(REQ_MAX);
-    char **argv = calloc(1025, sizeof *argv);
+    char *buf = malloc(RF_POOL_REQ_MAX);
+    rf_pool_wire_request *req = calloc(1, sizeof *req);
+    /* Room for more descriptors than a request carries: extra ones are
+     * received and closed (rf_pool_wire_take_fds), not left in the server. */
     union {
-        char b[CMSG_SPACE(3 * sizeof(int))];
+        char b[CMSG_SPACE(8 * sizeof(int))];
         struct cmsghdr align;
     } u;
-    struct iovec iov = { .iov_base = buf, .iov_len = REQ_MAX };
+    struct iovec iov = { .iov_base = buf, .iov_len = RF_POOL_REQ_MAX };
     struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
     struct timeval tv = { .tv_sec = 10 };
     setsockopt(c->conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    ssize_t n = buf && argv ? recvmsg(c->conn, &mh, MSG_CMSG_CLOEXEC) : -1;
+    ssize_t n = buf && req ? recvmsg(c->conn, &mh, MSG_CMSG_CLOEXEC) : -1;
     tv.tv_sec = 0;
     setsockopt(c->conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
     int fds[3] = { -1, -1, -1 };
-    const char *key, *cwd;
-    if (cm && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(3 * sizeof(int)))
-        memcpy(fds, CMSG_DATA(cm), sizeof fds);
+    int nfds = n > 0 ? rf_pool_wire_take_fds(&mh, fds) : 0;
     /* Read first, then judge: the refusal is then read before the close. */
     if (!peer_allowed(c->conn))
         reply(c->conn, 'E', "refused: only the user who started ringfence serve may use its pool");
-    else if (fds[0] < 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-             parse_request(buf, (size_t)n, &key, &cwd, argv, 1024) < 0)
+    else if (nfds != 3 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+             rf_pool_wire_parse(buf, (size_t)n, req) < 0)
         reply(c->conn, 'E', "malformed request");
     else
-        run_request(c->srv, c->conn, key, cwd, argv, fds);
+        run_request(c->srv, c->conn, req->key, req->cwd, req->argv, fds);
     for (int i = 0; i < 3; i++)
         if (fds[i] >= 0)
             close(fds[i]);
     close(c->conn);
     free(buf);
-    free(argv);
+    free(req);
     pthread_mutex_lock(&c->srv->lock);
     c->srv->active--;
     pthread_mutex_unlock(&c->srv->lock);
@@ -366,21 +339,13 @@ static void forward_signal(int sig)
 
 static int send_request(int fd, const char *key, const char *cwd, char *const argv[], rf_error **err)
 {
-    size_t len = 4 + strlen(key) + 1 + strlen(cwd) + 1;
-    for (size_t i = 0; argv[i]; i++)
-        len += strlen(argv[i]) + 1;
-    if (len > REQ_MAX)
-        return rf_error_set(err, E2BIG, "run --via: the command is too long for the pool (%zu bytes)", len);
-    char *buf = malloc(len), *p = buf;
+    size_t len;
+    char *buf = rf_pool_wire_encode(key, cwd, argv, &len);
     if (!buf)
-        return rf_error_set(err, ENOMEM, "run --via");
-    memcpy(p, MAGIC, 4);
-    p += 4;
-    const char *head[] = { key, cwd };
-    for (int i = 0; i < 2; i++)
-        p = stpcpy(p, head[i]) + 1;
-    for (size_t i = 0; argv[i]; i++)
-        p = stpcpy(p, argv[i]) + 1;
+        return errno == E2BIG ? rf_error_set(err, E2BIG, "run --via: the command is too long for the pool "
+                                                         "(over %d bytes or %d arguments)",
+                                             RF_POOL_REQ_MAX, RF_POOL_REQ_MAX_ARGS)
+                              : rf_error_set(err, errno, "run --via");
     const int fds[3] = { 0, 1, 2 };
     int rc = rf_msg_send_with_fds(fd, buf, len, fds, 3);
     int e = errno;
@@ -437,10 +402,10 @@ RF_EXPORT int rf_pool_client_run(const char *socket_path, const char *policy_key
     struct sigaction sa = { .sa_handler = forward_signal, .sa_flags = SA_RESTART }, old[6];
     for (int i = 0; i < 6; i++)
         sigaction(sigs[i], &sa, &old[i]);
-    char *buf = malloc(REQ_MAX + 1);
+    char *buf = malloc(RF_POOL_REQ_MAX + 1);
     ssize_t n;
     do
-        n = buf ? recv(fd, buf, REQ_MAX, 0) : -1;
+        n = buf ? recv(fd, buf, RF_POOL_REQ_MAX, 0) : -1;
     while (n < 0 && errno == EINTR);
     for (int i = 0; i < 6; i++)
         sigaction(sigs[i], &old[i], NULL);
