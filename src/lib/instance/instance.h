@@ -11,6 +11,9 @@
  *   instances/.lock       exclusive while creating, removing, collecting
  *   instances/.new-NAME-*, .old-NAME-*: a create or remove that a crash
  *                         interrupted; `instance gc` (and every open) ends it
+ *   instances/.pending-NAME  the paths a create or remove in progress may
+ *                         leave (also a --target outside the root): removed
+ *                         by the next collection unless NAME.json exists
  *
  * Internal to libringfence; the API is rf_instance_* in ringfence.h. */
 #pragma once
@@ -55,6 +58,25 @@ int rf_instance_remove_tree(const char *path);
  * in its path), or NULL. */
 const char *rf_instance_target_refused(const char *dir, const char *home, const char *root);
 bool rf_instance_name_ok(const char *name);
+
+/* registry.c: the journal of a create or remove in progress (.pending-NAME,
+ * written atomically before the first path is touched), and its recovery
+ * under the registry lock. */
+int rf_instance_journal_write(const char *root, const char *name, const char *const *paths, rf_error **err);
+void rf_instance_journal_drop(const char *root, const char *name);
+void rf_instance_journal_recover(const char *root, const char *entry);
+
+/* fault.c: SIGKILL at step N of OP (create, rm, gc) when the test hook asks
+ * (RINGFENCE_TEST_INSTANCE_FAULT_STEP=OP:N, only in -Dtest_hooks builds). */
+#ifdef RF_TEST_HOOKS
+void rf_instance_fault(const char *op, int step);
+#else
+static inline void rf_instance_fault(const char *op, int step)
+{
+    (void)op;
+    (void)step;
+}
+#endif
 
 /* registry.c: metadata, locks, the identity range, listing, collection. */
 int rf_instance_registry_lock(const char *root, rf_error **err);

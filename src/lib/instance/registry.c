@@ -47,6 +47,87 @@ int rf_instance_registry_lock(const char *root, rf_error **err)
     return fd;
 }
 
+static char *journal_path(const char *root, const char *name, const char *suffix)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/instances/.pending-%s%s", root, name, suffix) < 0)
+        return NULL;
+    return p;
+}
+
+/* Write `data` to path through path.tmp, synced, then renamed: a reader
+ * sees the old content or the new, never a part. */
+static int write_atomic(const char *path, const char *data)
+{
+    _cleanup_free_ char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp", path) < 0)
+        return -1;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    size_t len = strlen(data);
+    int rc = fd >= 0 && write(fd, data, len) == (ssize_t)len && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (rc == 0 && rename(tmp, path) < 0)
+        rc = -1, e = errno;
+    if (rc < 0)
+        unlink(tmp);
+    errno = e;
+    return rc;
+}
+
+int rf_instance_journal_write(const char *root, const char *name, const char *const *paths, rf_error **err)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && paths[i]; i++)
+        json_array_append_new(arr, json_string(paths[i]));
+    char *text = arr ? json_dumps(arr, 0) : NULL;
+    json_decref(arr);
+    _cleanup_free_ char *path = journal_path(root, name, "");
+    int rc = text && path ? write_atomic(path, text) : (errno = ENOMEM, -1);
+    free(text);
+    if (rc < 0)
+        return rf_error_set(err, errno, "instance %s: write %s", name, path ? path : "journal");
+    return 0;
+}
+
+void rf_instance_journal_drop(const char *root, const char *name)
+{
+    _cleanup_free_ char *path = journal_path(root, name, "");
+    if (path)
+        unlink(path);
+}
+
+/* A create or remove that did not finish: if its metadata exists the
+ * instance is whole (create got to its end, or remove had not begun);
+ * otherwise every path it named goes, and its lock file unless held. */
+void rf_instance_journal_recover(const char *root, const char *entry)
+{
+    const char *name = entry + strlen(".pending-");
+    _cleanup_free_ char *journal = journal_path(root, name, "");
+    _cleanup_free_ char *meta = rf_instance_path_of(root, name, ".json");
+    _cleanup_free_ char *lock = rf_instance_path_of(root, name, ".lock");
+    if (!journal || !meta || !lock || !rf_instance_name_ok(name))
+        return;
+    if (access(meta, F_OK) < 0 && errno == ENOENT) {
+        json_t *arr = json_load_file(journal, 0, NULL);
+        size_t i;
+        json_t *v;
+        json_array_foreach(arr, i, v) {
+            const char *p = json_string_value(v);
+            if (p && p[0] == '/' && !strstr(p, "/../") && strcmp(p, root))
+                rf_instance_remove_tree(p);
+        }
+        json_decref(arr);
+        int fd = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+            unlink(lock);
+        if (fd >= 0)
+            close(fd);
+    }
+    unlink(journal);
+}
+
 int rf_instance_meta_write(const rf_instance *in, rf_error **err)
 {
     json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:b, s:b, s:s?, s:I}", "name", in->name, "path", in->dir, "uid",
@@ -66,6 +147,7 @@ int rf_instance_meta_write(const rf_instance *in, rf_error **err)
     if (fd >= 0)
         close(fd);
     free(text);
+    rf_instance_fault("create", 8); /* NAME.json.tmp written, not yet renamed */
     if (rc == 0 && rename(tmp, in->meta_path) < 0)
         rc = -1, e = errno;
     if (rc < 0) {
