@@ -55,6 +55,7 @@ static int create(rf_cli_opts *o, const char *root, const char *name)
     io.credentials = creds;
     io.copies = copies;
     io.profile = o->profile;
+    io.own_identity = o->own_identity;
     io.home = getenv("HOME");
     io.ephemeral = json_is_true(json_object_get(o->flags, "delete_on_exit"));
     rf_error *err = NULL;

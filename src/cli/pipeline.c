@@ -97,6 +97,7 @@ static rf_instance *create_instance(const rf_cli_opts *o, const char *root, cons
     rf_instance_options_init(&io);
     io.ephemeral = ephemeral;
     io.profile = o->profile;
+    io.own_identity = o->own_identity;
     io.home = getenv("HOME");
     return rf_instance_create(root, name, &io, err);
 }

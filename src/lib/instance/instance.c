@@ -6,6 +6,7 @@
  * exist), a removal renames the tree away before deleting it, and every
  * open collects what an interrupted step or a killed ephemeral run left. */
 #include "instance/instance.h"
+#include "instance/subid.h"
 #include "policy/policy.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -15,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +204,16 @@ static int make_parents(const char *dir, rf_error **err)
     return 0;
 }
 
+static int give_to_subordinate(rf_instance *in, const char *staging, rf_error **err)
+{
+    rf_subid s;
+    if (rf_instance_check_links(staging, err) < 0)
+        return -1;
+    if (rf_subid_ranges(&s) < 0)
+        return rf_error_set(err, ENOENT, "instance %s: no subordinate id range", in->name);
+    return rf_subid_chown_tree(&s, staging, in->uid, in->gid, err);
+}
+
 /* The tree under a temporary name next to its place, then renamed; the
  * journal names both, so a crash at any step is undone by the next
  * collection (the metadata, written last, is what makes it exist). */
@@ -219,17 +231,23 @@ static int build(rf_instance *in, const rf_instance_options *o, rf_error **err)
     const char *const paths[] = { staging, in->dir, NULL };
     int rc = rf_instance_journal_write(in->root, in->name, paths, err);
     rf_instance_fault("create", 2);
+    /* A subordinate id's tree is built as the caller's, then given away. */
+    uid_t uid = in->subordinate ? getuid() : in->uid;
+    gid_t gid = in->subordinate ? getgid() : in->gid;
     if (rc == 0)
         rc = make_parents(in->dir, err);
     if (rc == 0)
-        rc = rf_instance_make_tree(staging, in->uid, in->gid, err);
+        rc = rf_instance_make_tree(staging, uid, gid, err);
     rf_instance_fault("create", 3);
     for (size_t i = 0; rc == 0 && o->credentials && o->credentials[i]; i++)
-        rc = rf_instance_copy_credential(staging, o->credentials[i], in->uid, in->gid, err);
+        rc = rf_instance_copy_credential(staging, o->credentials[i], uid, gid, err);
     rf_instance_fault("create", 4);
     for (size_t i = 0; rc == 0 && o->copies && o->copies[i]; i++)
-        rc = rf_instance_copy_tree(staging, o->copies[i], in->uid, in->gid, err);
+        rc = rf_instance_copy_tree(staging, o->copies[i], uid, gid, err);
     rf_instance_fault("create", 5);
+    if (rc == 0 && in->subordinate) /* checked while the caller can still read it all */
+        rc = give_to_subordinate(in, staging, err);
+    rf_instance_fault("create", 6);
     if (rc == 0 && rename(staging, in->dir) < 0)
         rc = rf_error_set(err, errno, "instance %s: rename into %s", in->name, in->dir);
     rf_instance_fault("create", 7);
@@ -238,13 +256,33 @@ static int build(rf_instance *in, const rf_instance_options *o, rf_error **err)
         rf_instance_journal_drop(in->root, in->name);
         return -1;
     }
-    if (rf_instance_check_links(in->dir, err) < 0 || rf_instance_meta_write(in, err) < 0) {
+    if ((!in->subordinate && rf_instance_check_links(in->dir, err) < 0) || rf_instance_meta_write(in, err) < 0) {
         rf_instance_remove_tree(in->dir);
         rf_instance_journal_drop(in->root, in->name);
         return -1;
     }
     rf_instance_fault("create", 9);
     rf_instance_journal_drop(in->root, in->name);
+    return 0;
+}
+
+/* An unprivileged caller asked for an identity of its own: a slot of its
+ * subordinate ranges, or an error that says what to configure. */
+static int pick_subordinate(rf_instance *in, rf_error **err)
+{
+    rf_subid s;
+    if (rf_subid_ranges(&s) < 0) {
+        struct passwd *pw = getpwuid(getuid());
+        rf_error_set(err, ENOENT, "instance %s: an identity of its own needs a subordinate id range for you in "
+                                  "/etc/subuid and /etc/subgid, and there is none", in->name);
+        return rf_error_hint_set(err, "as root: echo %s:%lu:65536 | tee -a /etc/subuid /etc/subgid "
+                                      "(a range no other user has; `usermod --add-subuids` picks one)",
+                                 pw ? pw->pw_name : "USER", 100000ul + 65536ul * (unsigned long)getuid());
+    }
+    if (rf_instance_pick_slot(in->root, rf_subid_slots(&s), &in->slot, err) < 0)
+        return -1;
+    rf_subid_slot_ids(&s, in->slot, &in->uid, &in->gid);
+    in->own_identity = in->subordinate = true;
     return 0;
 }
 
@@ -275,6 +313,8 @@ static int set_place_and_identity(rf_instance *in, const rf_instance_options *o,
         if (rf_instance_pick_uid(in->root, &in->uid, err) < 0)
             return -1;
         in->gid = (gid_t)in->uid;
+    } else if (o->own_identity) {
+        return pick_subordinate(in, err);
     } else {
         in->uid = getuid();
         in->gid = getgid();
@@ -340,6 +380,21 @@ RF_EXPORT rf_instance *rf_instance_create(const char *root, const char *name, co
     return end(in, lock, rc, err);
 }
 
+/* Seed 002: nothing in the tree may lead outside it, checked at every start;
+ * a subordinate id's tree is read as 0 of a namespace that maps it. */
+static int check_tree(const rf_instance *in, rf_error **err)
+{
+    rf_subid s;
+    if (!in->subordinate)
+        return rf_instance_check_links(in->dir, err);
+    if (rf_subid_ranges(&s) < 0) {
+        rf_error_set(err, ENOENT, "instance %s has an id of its own (%u) from your subordinate range, but "
+                                  "/etc/subuid or /etc/subgid lists none for you any more", in->name, (unsigned)in->uid);
+        return rf_error_hint_set(err, "restore your range there (the instance's files belong to it)");
+    }
+    return rf_subid_check_links(&s, in->dir, err);
+}
+
 RF_EXPORT rf_instance *rf_instance_open(const char *root, const char *name, rf_error **err)
 {
     int lock;
@@ -348,7 +403,7 @@ RF_EXPORT rf_instance *rf_instance_open(const char *root, const char *name, rf_e
         return NULL;
     int rc = rf_instance_meta_read(in, err);
     if (rc == 0)
-        rc = rf_instance_check_links(in->dir, err);
+        rc = check_tree(in, err);
     return end(in, lock, rc, err);
 }
 

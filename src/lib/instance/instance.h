@@ -36,6 +36,8 @@ struct rf_instance {
     uid_t uid;
     gid_t gid;
     bool own_identity; /* uid/gid are the instance's, not the caller's */
+    bool subordinate;  /* ...from the unprivileged caller's /etc/subuid range */
+    unsigned long slot; /* which id of that range (subid.h) */
     bool ephemeral;
     char *profile;   /* or NULL */
     long long created;
@@ -83,5 +85,6 @@ int rf_instance_registry_lock(const char *root, rf_error **err);
 int rf_instance_meta_write(const rf_instance *in, rf_error **err);
 int rf_instance_meta_read(rf_instance *in, rf_error **err);
 int rf_instance_pick_uid(const char *root, uid_t *out, rf_error **err);
+int rf_instance_pick_slot(const char *root, unsigned long slots, unsigned long *out, rf_error **err);
 char *rf_instance_path_of(const char *root, const char *name, const char *suffix);
 void rf_instance_free(rf_instance *in);

@@ -188,8 +188,11 @@ RF_EXPORT int rf_policy_use_instance(rf_policy *p, const rf_instance *in, rf_err
         return rf_error_set(err, ENOMEM, "instance");
     free(p->instance_dir);
     p->instance_dir = dir;
-    if (in->own_identity)
+    if (in->own_identity && !in->subordinate)
         p->map_root_to = in->uid;
+    p->instance_subid = in->subordinate;
+    p->instance_uid = in->uid;
+    p->instance_gid = in->gid;
     if (in->profile && !strcmp(in->profile, "chat")) {
         p->limits.memory_bytes = or_default(p->limits.memory_bytes, 256ull << 20);
         p->limits.pids = or_default(p->limits.pids, 200);

@@ -133,6 +133,10 @@ int rf_instance_meta_write(const rf_instance *in, rf_error **err)
     json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:b, s:b, s:s?, s:I}", "name", in->name, "path", in->dir, "uid",
                           (json_int_t)in->uid, "gid", (json_int_t)in->gid, "own_identity", in->own_identity,
                           "ephemeral", in->ephemeral, "profile", in->profile, "created", (json_int_t)in->created);
+    if (o && in->subordinate) {
+        json_object_set_new(o, "subordinate", json_true());
+        json_object_set_new(o, "slot", json_integer((json_int_t)in->slot));
+    }
     char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     _cleanup_free_ char *tmp = NULL;
@@ -179,6 +183,8 @@ int rf_instance_meta_read(rf_instance *in, rf_error **err)
         in->uid = (uid_t)json_integer_value(json_object_get(o, "uid"));
         in->gid = (gid_t)json_integer_value(json_object_get(o, "gid"));
         in->own_identity = json_is_true(json_object_get(o, "own_identity"));
+        in->subordinate = json_is_true(json_object_get(o, "subordinate"));
+        in->slot = (unsigned long)json_integer_value(json_object_get(o, "slot"));
         in->ephemeral = json_is_true(json_object_get(o, "ephemeral"));
         in->created = (long long)json_integer_value(json_object_get(o, "created"));
         if (!in->dir)
@@ -223,6 +229,42 @@ int rf_instance_pick_uid(const char *root, uid_t *out, rf_error **err)
     }
     rf_error_set(err, ENOSPC, "instance: every id of the range %u-%u is in use", RF_INSTANCE_UID_BASE,
                  RF_INSTANCE_UID_BASE + RF_INSTANCE_UID_COUNT - 1);
+    return rf_error_hint_set(err, "remove instances you no longer need: ringfence instance list");
+}
+
+static bool slot_taken(const char *root, unsigned long slot)
+{
+    _cleanup_free_ char *dir = rf_instance_path_of(root, NULL, NULL);
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d)
+        return false;
+    bool taken = false;
+    struct dirent *e;
+    while (!taken && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json") || e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        json_t *o = json_load_file(path, 0, NULL);
+        taken = o && json_is_true(json_object_get(o, "subordinate")) &&
+                json_integer_value(json_object_get(o, "slot")) == (json_int_t)slot;
+        json_decref(o);
+    }
+    closedir(d);
+    return taken;
+}
+
+/* The lowest slot of the caller's subordinate range no other instance of
+ * this root has. Called under the registry lock. */
+int rf_instance_pick_slot(const char *root, unsigned long slots, unsigned long *out, rf_error **err)
+{
+    for (unsigned long k = 0; k < slots && k < RF_INSTANCE_UID_COUNT; k++)
+        if (!slot_taken(root, k)) {
+            *out = k;
+            return 0;
+        }
+    rf_error_set(err, ENOSPC, "instance: every id of your subordinate range is in use");
     return rf_error_hint_set(err, "remove instances you no longer need: ringfence instance list");
 }
 
