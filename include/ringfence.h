@@ -451,6 +451,8 @@ typedef struct rf_instance_options {
     const char *home;               /* the caller's home, for the refused targets */
     bool own_identity;              /* unprivileged caller: a uid/gid of its own from /etc/subuid, /etc/subgid
                                      * (newuidmap); an error without a range. Root callers always get one. */
+    const rf_policy *network_of;    /* store this policy's network settings (allowlist, publish...) with it:
+                                     * later runs get them, and may only narrow them */
 } rf_instance_options;
 RF_EXPORT void rf_instance_options_init(rf_instance_options *opts);
 /* Create NAME (an error if it exists) and open it. */

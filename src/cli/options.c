@@ -128,7 +128,7 @@ static const struct rf_option {
     { "copy", required_argument, OPT_COPY, "SRC[:DEST]",
       "copy a file or directory into the instance (modes kept, set-id bits dropped); repeatable", "instance" },
     { "force", no_argument, OPT_FORCE, NULL, "rm: stop the instance's running sandboxes first", "instance" },
-    { "json", no_argument, OPT_JSON, NULL, "list: print JSON", "instance" },
+    { "json", no_argument, OPT_JSON, NULL, "list, show: print JSON", "instance" },
     { "socket", required_argument, OPT_SOCKET, "PATH", "the pool's unix socket (created 0600)", "serve" },
     { "pool-size", required_argument, OPT_POOL_SIZE, "N", "sandboxes kept ready (default 4)", "serve" },
     { "via", required_argument, OPT_VIA, "PATH",

@@ -111,7 +111,7 @@ check "...and the last rm left nothing" consistent "r-$step" "$inst/r-$step"
 leftovers() { # a killed ephemeral run, an interrupted create (--target), remove, orphan tree
     "$RINGFENCE" run --instance g4 --ephemeral -- sleep 60 >/dev/null 2>&1 &
     local runner=$!
-    for _ in $(seq 100); do rf instance show g4 2>/dev/null | grep -q '"running": 1' && break; sleep 0.1; done
+    for _ in $(seq 100); do rf instance show g4 --json 2>/dev/null | grep -q '"running": 1' && break; sleep 0.1; done
     RINGFENCE_TEST_INSTANCE_FAULT_STEP=create:7 rf instance create g5 --target "$SCRATCH/targets/g5" >/dev/null 2>&1
     mkdir -p "$inst/.new-g1-1/home" "$inst/.old-g2-1/home" "$inst/g3/home"
     kill -9 "$runner"; wait "$runner" 2>/dev/null

@@ -302,6 +302,7 @@ static int set_place_and_identity(rf_instance *in, const rf_instance_options *o,
     if (!in->dir)
         return rf_error_set(err, ENOMEM, "instance");
     in->ephemeral = o->ephemeral;
+    in->network = o->network_of ? rf_instance_net_capture(o->network_of) : NULL;
     in->created = (long long)time(NULL);
     if (o->profile && !(in->profile = strdup(o->profile)))
         return rf_error_set(err, ENOMEM, "instance");

@@ -40,6 +40,7 @@ struct rf_instance {
     unsigned long slot; /* which id of that range (subid.h) */
     bool ephemeral;
     char *profile;   /* or NULL */
+    struct json_t *network; /* its network settings (network.c), or NULL */
     long long created;
     int lock_fd;     /* shared flock on NAME.lock while open */
 };
@@ -55,6 +56,11 @@ int rf_instance_copy_credential(const char *dir, const char *spec, uid_t uid, gi
 int rf_instance_copy_tree(const char *dir, const char *spec, uid_t uid, gid_t gid, rf_error **err);
 int rf_instance_check_links(const char *dir, rf_error **err);
 int rf_instance_remove_tree(const char *path);
+
+/* network.c: the policy's network settings as stored with an instance
+ * (NULL: none), and a run's policy narrowed to them. */
+struct json_t *rf_instance_net_capture(const rf_policy *p);
+int rf_instance_net_apply(rf_policy *p, const rf_instance *in, rf_error **err);
 
 /* target.c: why a tree may not live at dir (a sensitive place, a symlink
  * in its path), or NULL. */

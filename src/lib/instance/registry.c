@@ -133,6 +133,8 @@ int rf_instance_meta_write(const rf_instance *in, rf_error **err)
     json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:b, s:b, s:s?, s:I}", "name", in->name, "path", in->dir, "uid",
                           (json_int_t)in->uid, "gid", (json_int_t)in->gid, "own_identity", in->own_identity,
                           "ephemeral", in->ephemeral, "profile", in->profile, "created", (json_int_t)in->created);
+    if (o && in->network)
+        json_object_set(o, "network", in->network);
     if (o && in->subordinate) {
         json_object_set_new(o, "subordinate", json_true());
         json_object_set_new(o, "slot", json_integer((json_int_t)in->slot));
@@ -184,6 +186,7 @@ int rf_instance_meta_read(rf_instance *in, rf_error **err)
         in->gid = (gid_t)json_integer_value(json_object_get(o, "gid"));
         in->own_identity = json_is_true(json_object_get(o, "own_identity"));
         in->subordinate = json_is_true(json_object_get(o, "subordinate"));
+        in->network = json_incref(json_object_get(o, "network"));
         in->slot = (unsigned long)json_integer_value(json_object_get(o, "slot"));
         in->ephemeral = json_is_true(json_object_get(o, "ephemeral"));
         in->created = (long long)json_integer_value(json_object_get(o, "created"));
@@ -279,5 +282,6 @@ void rf_instance_free(rf_instance *in)
     free(in->dir);
     free(in->meta_path);
     free(in->profile);
+    json_decref(in->network);
     free(in);
 }

@@ -58,6 +58,27 @@ int rf_subid_ranges(rf_subid *out)
     return 0;
 }
 
+static unsigned long past_ranges(const char *file, unsigned long at)
+{
+    FILE *f = fopen(file, "re");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        char *save = NULL, *who = strtok_r(line, ":\n", &save), *s = strtok_r(NULL, ":\n", &save),
+             *n = strtok_r(NULL, ":\n", &save);
+        unsigned long end = who && s && n ? strtoul(s, NULL, 10) + strtoul(n, NULL, 10) : 0;
+        if (end > at)
+            at = end;
+    }
+    if (f)
+        fclose(f);
+    return at;
+}
+
+unsigned long rf_subid_free_start(void)
+{
+    return past_ranges("/etc/subgid", past_ranges("/etc/subuid", 100000));
+}
+
 unsigned long rf_subid_slots(const rf_subid *s)
 {
     unsigned long u = s->uid_count - s->uid_count / 2, g = s->gid_count - s->gid_count / 2;

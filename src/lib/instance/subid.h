@@ -17,6 +17,10 @@ typedef struct rf_subid {
 /* The caller's first range in each file; -1 (ENOENT) when one is missing. */
 int rf_subid_ranges(rf_subid *out);
 
+/* Where a new range could start: past every range in /etc/subuid and
+ * /etc/subgid, at least 100000 (what `instance show` suggests). */
+unsigned long rf_subid_free_start(void);
+
 /* Instance slot k's ids: the upper half of the ranges, start + count/2 + k
  * (the lower half is what rootless containers use for their own low ids). */
 unsigned long rf_subid_slots(const rf_subid *s);

@@ -86,6 +86,7 @@ struct rf_policy {
     size_t n_exposes;
 
     rf_net_mode network;
+    bool network_given; /* a layer (file, env, flag) named network settings (instances: network.c) */
     rf_net_policy net;
     rf_strv env_set;  /* "KEY=VALUE" added on top of the clean environment */
     rf_strv env_keep; /* "KEY=VALUE" copied from the caller (resolved now) */
