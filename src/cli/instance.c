@@ -13,7 +13,8 @@
 static void help(void)
 {
     printf("Usage: ringfence instance create NAME [--target DIR] [--credential SRC[:DEST]]... [--copy SRC[:DEST]]...\n"
-           "                                  [--ephemeral] [--profile chat]\n"
+           "                                  [--ephemeral] [--profile chat] [--own-identity]\n"
+           "                                  [--allow-domain NAME]... [--publish PORTS]... (network flags of run)\n"
            "       ringfence instance list [--json]\n"
            "       ringfence instance show NAME [--json]\n"
            "       ringfence instance rm NAME [--force]\n"
@@ -24,7 +25,9 @@ static void help(void)
            "($RINGFENCE_HOME or ~/.ringfence, in instances/NAME), which become the command's\n"
            "XDG_*, HOME and TMPDIR with `ringfence run --instance NAME`. For a root caller each\n"
            "instance also has its own uid and gid, so two instances' files stay apart even\n"
-           "outside the sandbox. Credentials are copied (0600), never linked.\n"
+           "outside the sandbox; an unprivileged caller's, with --own-identity, from its\n"
+           "/etc/subuid range. Credentials are copied (0600), never linked. Network flags given\n"
+           "at creation are stored: later runs get them and may only narrow them.\n"
            "\n"
            "Options:\n");
     rf_cli_print_options(stdout, "instance", false);
