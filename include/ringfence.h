@@ -449,6 +449,10 @@ typedef struct rf_instance_options {
     bool ephemeral;                 /* removed when its last sandbox ends (delete_on_exit) */
     const char *profile;            /* "chat" (256 MiB, 200 processes, 0.25 CPU) or NULL */
     const char *home;               /* the caller's home, for the refused targets */
+    bool own_identity;              /* unprivileged caller: a uid/gid of its own from /etc/subuid, /etc/subgid
+                                     * (newuidmap); an error without a range. Root callers always get one. */
+    const rf_policy *network_of;    /* store this policy's network settings (allowlist, publish...) with it:
+                                     * later runs get them, and may only narrow them */
 } rf_instance_options;
 RF_EXPORT void rf_instance_options_init(rf_instance_options *opts);
 /* Create NAME (an error if it exists) and open it. */

@@ -421,7 +421,8 @@ class Instance(_Handle):
     def __init__(self, name: str, *, root: str | os.PathLike[str] | None = None,
                  create: bool = True, target: str | None = None,
                  credentials: Sequence[str] = (), copies: Sequence[str] = (),
-                 ephemeral: bool = False, profile: str | None = None):
+                 ephemeral: bool = False, profile: str | None = None,
+                 own_identity: bool = False, network: Mapping[str, Any] | None = None):
         if root is None:
             with Policy.from_settings({}) as p:
                 root = p.instance_root
@@ -435,7 +436,17 @@ class Instance(_Handle):
             opts.credentials, opts.copies = keep[0], keep[1]
             opts.target, opts.profile = cstr(target), cstr(profile)
             opts.ephemeral = ephemeral
-            ptr = lib.rf_instance_create(cstr(self.root), cstr(name), ctypes.byref(opts), err.ref)
+            # own_identity: an unprivileged caller's instance gets an id of its
+            # own from /etc/subuid; network: settings stored with it (the
+            # config's `network` object), which later runs may only narrow.
+            opts.own_identity = own_identity
+            net = Policy.from_settings({"network": dict(network)}) if network else None
+            try:
+                opts.network_of = net._live() if net else None
+                ptr = lib.rf_instance_create(cstr(self.root), cstr(name), ctypes.byref(opts), err.ref)
+            finally:
+                if net:
+                    net.close()
         else:
             ptr = lib.rf_instance_open(cstr(self.root), cstr(name), err.ref)
         if not ptr:

@@ -62,6 +62,8 @@ class RfInstanceOptions(ctypes.Structure):
         ("ephemeral", ctypes.c_bool),
         ("profile", ctypes.c_char_p),
         ("home", ctypes.c_char_p),
+        ("own_identity", ctypes.c_bool),
+        ("network_of", ctypes.c_void_p),
     ]
 
 

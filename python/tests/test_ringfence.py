@@ -165,6 +165,16 @@ def test_instance_create_use_open_remove(ws, rf_home, tmp_path):
         ringfence.Instance("py1", root=rf_home, create=False)
 
 
+def test_instance_stores_network_settings(ws, rf_home):
+    net = {"allow_domains": ["example.com"], "publish": ["18090:8090"]}
+    with ringfence.Instance("pynet", root=rf_home, network=net) as inst:
+        n = inst.to_dict()["network"]
+        assert n["mode"] == "allowlist" and n["allow_domains"] == ["example.com"], n
+        assert n["publish"] == ["127.0.0.1:18090:8090"], n
+        assert inst.to_dict()["identity"]["model"] in ("caller", "root-range")
+    ringfence.Instance.remove("pynet", rf_home)
+
+
 def test_ephemeral_instance_is_removed(ws, rf_home):
     with ringfence.Instance("eph", root=rf_home, ephemeral=True) as inst:
         d = inst.dir

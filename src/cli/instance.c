@@ -13,9 +13,10 @@
 static void help(void)
 {
     printf("Usage: ringfence instance create NAME [--target DIR] [--credential SRC[:DEST]]... [--copy SRC[:DEST]]...\n"
-           "                                  [--ephemeral] [--profile chat]\n"
+           "                                  [--ephemeral] [--profile chat] [--own-identity]\n"
+           "                                  [--allow-domain NAME]... [--publish PORTS]... (network flags of run)\n"
            "       ringfence instance list [--json]\n"
-           "       ringfence instance show NAME\n"
+           "       ringfence instance show NAME [--json]\n"
            "       ringfence instance rm NAME [--force]\n"
            "       ringfence instance gc\n"
            "\n"
@@ -24,7 +25,9 @@ static void help(void)
            "($RINGFENCE_HOME or ~/.ringfence, in instances/NAME), which become the command's\n"
            "XDG_*, HOME and TMPDIR with `ringfence run --instance NAME`. For a root caller each\n"
            "instance also has its own uid and gid, so two instances' files stay apart even\n"
-           "outside the sandbox. Credentials are copied (0600), never linked.\n"
+           "outside the sandbox; an unprivileged caller's, with --own-identity, from its\n"
+           "/etc/subuid range. Credentials are copied (0600), never linked. Network flags given\n"
+           "at creation are stored: later runs get them and may only narrow them.\n"
            "\n"
            "Options:\n");
     rf_cli_print_options(stdout, "instance", false);
@@ -45,7 +48,7 @@ static const char **strings_of(const json_t *arr)
     return v;
 }
 
-static int create(rf_cli_opts *o, const char *root, const char *name)
+static int create(rf_cli_opts *o, const rf_policy *policy, const char *root, const char *name)
 {
     rf_instance_options io;
     rf_instance_options_init(&io);
@@ -55,6 +58,8 @@ static int create(rf_cli_opts *o, const char *root, const char *name)
     io.credentials = creds;
     io.copies = copies;
     io.profile = o->profile;
+    io.own_identity = o->own_identity;
+    io.network_of = policy;
     io.home = getenv("HOME");
     io.ephemeral = json_is_true(json_object_get(o->flags, "delete_on_exit"));
     rf_error *err = NULL;
@@ -90,13 +95,53 @@ static void print_list(const char *json)
     json_decref(list);
 }
 
-static int verb(rf_cli_opts *o, const char *root, const char *what, const char *name)
+static void print_strings(const char *label, const json_t *v)
 {
+    size_t i;
+    json_t *it;
+    if (!json_array_size(v))
+        return;
+    printf("  %-16s", label);
+    json_array_foreach(v, i, it) printf("%s%s", i ? ", " : "", json_string_value(it));
+    printf("\n");
+}
+
+/* instance show, for people: the same facts as --json. */
+static void print_show(const char *json)
+{
+    json_t *o = json_loads(json, 0, NULL);
+    const json_t *id = json_object_get(o, "identity"), *net = json_object_get(o, "network");
+    const char *profile = json_string_value(json_object_get(o, "profile"));
+    printf("instance   %s%s\n", json_string_value(json_object_get(o, "name")),
+           json_is_true(json_object_get(o, "ephemeral")) ? " (ephemeral)" : "");
+    printf("path       %s\n", json_string_value(json_object_get(o, "path")));
+    printf("identity   uid %lld, gid %lld: %s\n", (long long)json_integer_value(json_object_get(id, "uid")),
+           (long long)json_integer_value(json_object_get(id, "gid")),
+           json_string_value(json_object_get(id, "model_text")));
+    if (json_string_value(json_object_get(id, "how")))
+        printf("           %s\n", json_string_value(json_object_get(id, "how")));
+    printf("profile    %s\n", profile ? profile : "none (the policy's limits)");
+    if (!net || json_is_null(net)) {
+        printf("network    none stored (each run's own settings)\n");
+    } else {
+        printf("network    %s (later runs may only narrow it)\n", json_string_value(json_object_get(net, "mode")));
+        print_strings("allow_domains", json_object_get(net, "allow_domains"));
+        print_strings("deny_domains", json_object_get(net, "deny_domains"));
+        print_strings("allow_ports", json_object_get(net, "allow_ports"));
+        print_strings("publish", json_object_get(net, "publish"));
+    }
+    printf("running    %lld sandbox(es)\n", (long long)json_integer_value(json_object_get(o, "running")));
+    json_decref(o);
+}
+
+static int verb(rf_cli_opts *o, const rf_policy *policy, const char *what, const char *name)
+{
+    const char *root = rf_policy_instance_root(policy);
     rf_error *err = NULL;
     char *out = NULL;
     int rc = 0;
     if (!strcmp(what, "create"))
-        return create(o, root, name);
+        return create(o, policy, root, name);
     if (!strcmp(what, "list"))
         rc = (out = rf_instance_list_json(root, &err)) ? 0 : -1;
     else if (!strcmp(what, "show"))
@@ -112,6 +157,8 @@ static int verb(rf_cli_opts *o, const char *root, const char *what, const char *
     }
     if (out && !strcmp(what, "list") && !o->json)
         print_list(out);
+    else if (out && !strcmp(what, "show") && !o->json)
+        print_show(out);
     else if (out)
         puts(out);
     free(out);
@@ -150,7 +197,7 @@ int rf_cli_instance(int argc, char **argv)
     json_object_set_new(o.flags, "allow_sensitive_workspace", json_true());
     rf_policy *policy = rf_cli_policy(&o, &code);
     if (policy)
-        code = verb(&o, rf_policy_instance_root(policy), what, name);
+        code = verb(&o, policy, what, name);
     rf_policy_free(policy);
 out:
     rf_cli_opts_clear(&o);

@@ -21,6 +21,7 @@ enum opt_id {
     OPT_IMAGE, OPT_FORMAT, OPT_ALLOW_SENSITIVE,
     OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_ALLOW_PORT, OPT_ADD_HOST, OPT_PUBLISH, OPT_ALLOW_PRIVATE,
     OPT_INSTANCE, OPT_EPHEMERAL, OPT_PROFILE, OPT_TARGET, OPT_CREDENTIAL, OPT_COPY, OPT_FORCE, OPT_JSON,
+    OPT_OWN_IDENTITY,
     OPT_SOCKET, OPT_POOL_SIZE, OPT_VIA, OPT_NO_POOL,
     OPT_SHARE_TMP,
 };
@@ -116,6 +117,9 @@ static const struct rf_option {
       "remove the instance when its last sandbox ends (delete_on_exit); without --instance, a fresh one" },
     { "profile", required_argument, OPT_PROFILE, "NAME",
       "limits for a new instance: chat (256 MiB, 200 processes, a quarter CPU)" },
+    { "own-identity", no_argument, OPT_OWN_IDENTITY, NULL,
+      "a new instance of an unprivileged caller gets a uid/gid of its own from your /etc/subuid and /etc/subgid "
+      "ranges (newuidmap); root callers' instances always have one" },
     { "target", required_argument, OPT_TARGET, "DIR",
       "put the instance's tree at DIR (default: the instance root's instances/NAME)", "instance" },
     { "credential", required_argument, OPT_CREDENTIAL, "SRC[:DEST]",
@@ -124,7 +128,7 @@ static const struct rf_option {
     { "copy", required_argument, OPT_COPY, "SRC[:DEST]",
       "copy a file or directory into the instance (modes kept, set-id bits dropped); repeatable", "instance" },
     { "force", no_argument, OPT_FORCE, NULL, "rm: stop the instance's running sandboxes first", "instance" },
-    { "json", no_argument, OPT_JSON, NULL, "list: print JSON", "instance" },
+    { "json", no_argument, OPT_JSON, NULL, "list, show: print JSON", "instance" },
     { "socket", required_argument, OPT_SOCKET, "PATH", "the pool's unix socket (created 0600)", "serve" },
     { "pool-size", required_argument, OPT_POOL_SIZE, "N", "sandboxes kept ready (default 4)", "serve" },
     { "via", required_argument, OPT_VIA, "PATH",
@@ -331,6 +335,7 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     case OPT_EPHEMERAL: json_object_set_new(f, "delete_on_exit", json_true()); return 0;
     case OPT_PROFILE: o->profile = arg; return 0;
     case OPT_TARGET: o->target = arg; return 0;
+    case OPT_OWN_IDENTITY: o->own_identity = true; return 0;
     case OPT_CREDENTIAL:
     case OPT_COPY:
         json_array_append_new(arr_at(o->instance_files, id == OPT_CREDENTIAL ? "credentials" : "copies"),

@@ -28,6 +28,7 @@ typedef struct rf_cli_opts {
     const char *target;    /* instance create --target */
     json_t *instance_files;/* {"credentials": [...], "copies": [...]} */
     bool force, json;      /* instance rm --force, list --json */
+    bool own_identity;     /* --own-identity of a new instance */
     const char *socket;    /* serve --socket */
     size_t pool_size;      /* serve --pool-size (0: default) */
     const char *via;       /* run --via */

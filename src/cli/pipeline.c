@@ -90,13 +90,15 @@ rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, i
     return plan;
 }
 
-static rf_instance *create_instance(const rf_cli_opts *o, const char *root, const char *name, bool ephemeral,
-                                    rf_error **err)
+static rf_instance *create_instance(const rf_cli_opts *o, const rf_policy *policy, const char *root,
+                                    const char *name, bool ephemeral, rf_error **err)
 {
     rf_instance_options io;
     rf_instance_options_init(&io);
     io.ephemeral = ephemeral;
     io.profile = o->profile;
+    io.own_identity = o->own_identity;
+    io.network_of = policy;
     io.home = getenv("HOME");
     return rf_instance_create(root, name, &io, err);
 }
@@ -118,7 +120,7 @@ int rf_cli_attach_instance(rf_cli_opts *o, rf_policy *policy, bool create, int *
     if (!in && create && rf_error_errno(err) == ENOENT) {
         rf_error_free(err);
         err = NULL;
-        in = create_instance(o, root, name, ephemeral, &err);
+        in = create_instance(o, policy, root, name, ephemeral, &err);
     }
     if (!in && !create && rf_error_errno(err) == ENOENT) {
         /* plan: show where it would be, create nothing. */

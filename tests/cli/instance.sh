@@ -85,7 +85,7 @@ expect_exit 0 "list --json" rf instance list --json
 check "list --json is JSON" python3 -c 'import json,sys; json.loads(sys.argv[1])' "$OUT"
 "$RINGFENCE" run --instance oc -- sleep 30 >/dev/null 2>&1 &
 runner=$!
-wait_for_running() { for _ in $(seq 100); do "$RINGFENCE" instance show oc 2>/dev/null | grep -q '"running": 1' && return 0; sleep 0.1; done; return 1; }
+wait_for_running() { for _ in $(seq 100); do "$RINGFENCE" instance show oc --json 2>/dev/null | grep -q '"running": 1' && return 0; sleep 0.1; done; return 1; }
 check "show reports the running sandbox" wait_for_running
 expect_exit 125 "rm is refused while a sandbox runs" rf instance rm oc
 contains "it says how many and how to force" "$ERR" "--force"
@@ -120,3 +120,35 @@ a=$!
 expect_exit 0 "two sandboxes of one instance run at once" rf run --instance c1 -- sh -c 'sleep 0.3; echo two > $HOME/two'
 wait "$a"
 check "both wrote to the shared home" test -f "$inst/c1/home/one" -a -f "$inst/c1/home/two"
+
+# ── Stored network settings, shown, applied, only narrowed ──
+expect_exit 0 "create with network settings" \
+    rf instance create web --allow-domain example.com --allow-domain api.example.org --publish 18080:8080
+expect_exit 0 "show (text)" rf instance show web
+contains "show names the stored allowlist" "$OUT" "allow_domains   example.com, api.example.org"
+contains "...and the published port" "$OUT" "127.0.0.1:18080:8080"
+contains "...and which identity model applies" "$OUT" "identity"
+expect_exit 0 "show --json" rf instance show web --json
+check "show --json has the network object" python3 -c '
+import json, sys; n = json.loads(sys.argv[1])["network"]
+assert n["mode"] == "allowlist" and n["allow_domains"] == ["example.com", "api.example.org"], n
+assert n["publish"] == ["127.0.0.1:18080:8080"], n' "$OUT"
+expect_exit 0 "a run that names no network settings gets the instance's" rf plan --instance web -- true
+check "...(the plan's allowlist and published port)" python3 -c '
+import json, sys; t = sys.argv[1]; assert "api.example.org" in t and "18080" in t, t[:300]' "$OUT"
+expect_exit 125 "a run may not widen them (another domain)" rf run --instance web --allow-domain evil.example.net -- true
+contains "...the refusal names the setting and the value" "$ERR" "network.allow_domains: evil.example.net"
+expect_exit 125 "...nor the mode (host)" rf run --instance web --network host -- true
+expect_exit 125 "...nor publish another port" rf run --instance web --publish 18081:8081 -- true
+expect_exit 0 "a run may narrow them (one of the domains)" rf plan --instance web --allow-domain example.com -- true
+check "...and then only that one is allowed" python3 -c '
+import json, sys; t = sys.argv[1]; assert "example.com" in t and "api.example.org" not in t, t[:300]' "$OUT"
+expect_exit 0 "...or to no network at all" rf plan --instance web --network none -- true
+expect_exit 0 "an instance without stored settings" rf instance create oc2
+expect_exit 0 "show of one without network settings" rf instance show oc2
+contains "...says none is stored" "$OUT" "none stored"
+if is_root; then
+    contains "...and that a root caller's instance has an id of its own" "$OUT" "its own"
+else
+    contains "...and how to get an id of its own" "$OUT" "--own-identity"
+fi

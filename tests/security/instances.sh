@@ -45,8 +45,42 @@ if is_root; then
     # The host sees the command as the instance's uid: check through a file it creates.
     rf run --instance chat-a -- sh -c 'echo x > $HOME/made' 2>/dev/null
     check "a file A creates belongs to A's uid on the host" test "$(stat -c %u "$inst/chat-a/home/made")" = "$ua"
+elif grep -q "^$(id -un):" /etc/subuid 2>/dev/null && grep -q "^$(id -un):" /etc/subgid 2>/dev/null &&
+    command -v newuidmap >/dev/null; then
+    # Unprivileged caller with subordinate ranges: --own-identity.
+    expect_exit 0 "own identity: create A" rf instance create own-a --own-identity
+    expect_exit 0 "own identity: create B" rf instance create own-b --own-identity
+    ua=$(stat -c %u "$inst/own-a"); ub=$(stat -c %u "$inst/own-b")
+    check "the two instances' trees have different host owners ($ua, $ub), neither the caller" \
+        test "$ua" != "$ub" -a "$ua" != "$(id -u)" -a "$ub" != "$(id -u)"
+    check "...and are 0700" test "$(stat -c %a "$inst/own-b")" = 700
+    rf run --instance own-b -- sh -c "echo b-secret-$TOKEN > \$HOME/note" 2>/dev/null
+    RF_OPTS=(--instance own-b)
+    in_ok "control: B reads its own home" read "$inst/own-b/home/note"
+    RF_OPTS=(--instance own-a --expose "$inst/own-b")
+    in_denied "A cannot read B's home even when it is made visible (0700, another owner)" \
+        read "$inst/own-b/home/note"
+    contains "...permission denied (EACCES)" "$OUT" EACCES
+    rf run --instance own-b -- chmod 755 "$inst/own-b/home" 2>/dev/null
+    rf run --instance own-b -- chmod 644 "$inst/own-b/home/note" 2>/dev/null
+    rf run --instance own-b -- chmod 755 "$inst/own-b" 2>/dev/null
+    in_ok "control: with B's tree opened to others (755), the same read works" read "$inst/own-b/home/note"
+    rf run --instance own-b -- chmod 700 "$inst/own-b" "$inst/own-b/home" 2>/dev/null
+    "$RINGFENCE" run --instance own-a -- sleep 3 >/dev/null 2>&1 &
+    runner=$!
+    wait_until 5 pgrep -u "$ua" -x sleep >/dev/null
+    check "A's command runs as A's own host uid ($ua)" sh -c "pgrep -u $ua -x sleep >/dev/null"
+    wait "$runner"
+    expect_exit 0 "inside, A still sees itself as the caller's uid" rf run --instance own-a -- id -u
+    check "...($OUT)" test "$OUT" = "$(id -u)"
+    check "the caller itself cannot read B's home either (it is not B)" test ! -r "$inst/own-b/home/note"
+    RINGFENCE_TEST_INSTANCE_FAULT_STEP=create:7 rf instance create own-c --own-identity >/dev/null 2>&1
+    expect_exit 0 "gc removes a half-made tree owned by a subordinate id" rf instance gc
+    check "...it is gone" test ! -e "$inst/own-c"
+    expect_exit 0 "rm removes a tree owned by a subordinate id" rf instance rm own-b
+    check "...nothing of it is left" test ! -e "$inst/own-b" -a ! -e "$inst/own-b.json"
 else
-    skip "instances have distinct host uids" "needs a root caller (unprivileged: the caller's own uid; docs/instances.md)"
+    skip "instances have distinct host uids" "needs a root caller, or subordinate ids for $(id -un) in /etc/subuid and /etc/subgid (docs/instances.md)"
 fi
 
 RF_OPTS=(--instance chat-a)

@@ -18,6 +18,8 @@
 static bool reserved(const char *name)
 {
     static const char *const names[] = { "HOME", "LOG", "LOG_LEVEL", "DEBUG", NULL };
+    if (!strncmp(name, "TEST_", 5)) /* RINGFENCE_TEST_*: test-only hooks (-Dtest_hooks), not settings */
+        return true;
     for (size_t i = 0; names[i]; i++)
         if (!strcmp(name, names[i]))
             return true;

@@ -4,6 +4,7 @@
  * removal (refused while they run, or after stopping them), the listing,
  * and making a policy use an instance's tree and identity. */
 #include "instance/instance.h"
+#include "instance/subid.h"
 #include "policy/policy.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,30 @@ static size_t lock_holders(const char *lock_path, pid_t *pids, size_t max)
     return n;
 }
 
+/* Which identity model applies, and how to get distinct identities where
+ * the caller has not got them (docs/instances.md). */
+static json_t *identity_json(const rf_instance *in)
+{
+    const char *model = in->subordinate ? "subordinate" : in->own_identity ? "root-range" : "caller";
+    const char *text = in->subordinate ? "its own, from your subordinate range (/etc/subuid, newuidmap)"
+                       : in->own_identity ? "its own, from ringfence's range for root callers"
+                                          : "yours, shared with your other instances (kept apart by not seeing "
+                                            "each other)";
+    char how[512] = "";
+    rf_subid s;
+    if (!in->own_identity && rf_subid_ranges(&s) == 0) {
+        snprintf(how, sizeof how, "for an id of its own, create it with --own-identity (your range %lu-%lu "
+                 "in /etc/subuid)", s.uid_start, s.uid_start + s.uid_count - 1);
+    } else if (!in->own_identity) {
+        struct passwd *pw = getpwuid(getuid());
+        snprintf(how, sizeof how, "for ids of their own, have root add the line \"%s:%lu:65536\" to /etc/subuid "
+                 "and /etc/subgid (a range no one else has), then create instances with --own-identity",
+                 pw ? pw->pw_name : "USER", rf_subid_free_start());
+    }
+    return json_pack("{s:I, s:I, s:b, s:s, s:s, s:s?}", "uid", (json_int_t)in->uid, "gid", (json_int_t)in->gid, "own",
+                     in->own_identity, "model", model, "model_text", text, "how", how[0] ? how : NULL);
+}
+
 static json_t *instance_json(rf_instance *in)
 {
     _cleanup_free_ char *lock = rf_instance_path_of(in->root, in->name, ".lock");
@@ -72,11 +98,13 @@ static json_t *instance_json(rf_instance *in)
         snprintf(p, sizeof p, "%s/%s", in->dir, subs[i]);
         json_object_set_new(dirs, subs[i], json_string(p));
     }
-    return json_pack("{s:s, s:s, s:o, s:{s:I, s:I, s:b}, s:b, s:s?, s:I, s:o, s:o}", "name", in->name, "path",
-                     in->dir, "directories", dirs, "identity", "uid", (json_int_t)in->uid, "gid",
-                     (json_int_t)in->gid, "own", in->own_identity, "ephemeral", in->ephemeral, "profile",
-                     in->profile, "created", (json_int_t)in->created, "running_pids", running, "running",
-                     json_integer((json_int_t)n));
+    json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:b, s:s?, s:I, s:o, s:o}", "name", in->name, "path", in->dir,
+                          "directories", dirs, "identity", identity_json(in), "ephemeral", in->ephemeral, "profile",
+                          in->profile, "created", (json_int_t)in->created, "running_pids", running, "running",
+                          json_integer((json_int_t)n));
+    if (o)
+        json_object_set(o, "network", in->network ? in->network : json_null());
+    return o;
 }
 
 RF_EXPORT char *rf_instance_to_json(const rf_instance *in)
@@ -188,8 +216,13 @@ RF_EXPORT int rf_policy_use_instance(rf_policy *p, const rf_instance *in, rf_err
         return rf_error_set(err, ENOMEM, "instance");
     free(p->instance_dir);
     p->instance_dir = dir;
-    if (in->own_identity)
+    if (in->own_identity && !in->subordinate)
         p->map_root_to = in->uid;
+    if (rf_instance_net_apply(p, in, err) < 0)
+        return -1;
+    p->instance_subid = in->subordinate;
+    p->instance_uid = in->uid;
+    p->instance_gid = in->gid;
     if (in->profile && !strcmp(in->profile, "chat")) {
         p->limits.memory_bytes = or_default(p->limits.memory_bytes, 256ull << 20);
         p->limits.pids = or_default(p->limits.pids, 200);

@@ -5,6 +5,7 @@
  * to follow symlinks: the tree is written by the sandbox, so a name in it
  * may be a link planted to redirect us. */
 #include "instance/instance.h"
+#include "instance/subid.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"
@@ -306,5 +307,10 @@ int rf_instance_remove_tree(const char *path)
         return -1;
     *slash = '\0';
     _cleanup_close_ int parent = open(*copy ? copy : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    return parent < 0 ? -1 : remove_at(parent, slash + 1);
+    int rc = parent < 0 ? -1 : remove_at(parent, slash + 1);
+    /* A tree of an instance with a subordinate id of its own: the caller
+     * may delete it only as 0 of a namespace where that id is mapped. */
+    if (rc < 0 && (errno == EACCES || errno == EPERM) && geteuid() != 0)
+        rc = rf_subid_remove_tree(path);
+    return rc;
 }

@@ -62,6 +62,24 @@ static void set_identity(rf_plan *plan, const rf_policy *policy)
     }
 }
 
+/* An unprivileged caller's instance with a subordinate id of its own
+ * (docs/instances.md): the host sees the command as that id, mapped by
+ * newuidmap; inside it keeps the caller's uid. Only the native backend
+ * builds that mapping. */
+static int instance_identity(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    if (plan->caller_is_root || !policy->instance_subid)
+        return 0;
+    if (plan->backend != RF_BACKEND_NATIVE) {
+        rf_error_set(err, ENOTSUP, "instance: its own identity (uid %u from your subordinate range) needs the "
+                                   "native backend", (unsigned)policy->instance_uid);
+        return rf_error_hint_set(err, "run it with --backend native");
+    }
+    plan->uid_host = policy->instance_uid;
+    plan->gid_host = policy->instance_gid;
+    return 0;
+}
+
 static int set_namespaces(rf_plan *plan)
 {
     plan->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
@@ -282,7 +300,7 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
         goto fail;
     }
     set_identity(plan, policy);
-    if (check_network_backend(plan, err) < 0)
+    if (check_network_backend(plan, err) < 0 || instance_identity(plan, policy, err) < 0)
         goto fail;
     if (plan->backend == RF_BACKEND_NATIVE)
         set_namespaces(plan);

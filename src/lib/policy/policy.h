@@ -74,6 +74,9 @@ struct rf_policy {
     char *instance;       /* run in this instance (--instance), or NULL */
     bool instance_ephemeral; /* delete_on_exit / --ephemeral */
     char *instance_dir;   /* its tree, set by rf_policy_use_instance */
+    bool instance_subid;  /* ...which has a subordinate id of its own (unprivileged caller): */
+    uid_t instance_uid;   /* the command's host uid/gid (native backend, newuidmap) */
+    gid_t instance_gid;
     char *caller_cwd;     /* absolute */
     char *user;           /* USER / LOGNAME inside */
     bool restrict_to_workspace;        /* default true */
@@ -83,6 +86,7 @@ struct rf_policy {
     size_t n_exposes;
 
     rf_net_mode network;
+    bool network_given; /* a layer (file, env, flag) named network settings (instances: network.c) */
     rf_net_policy net;
     rf_strv env_set;  /* "KEY=VALUE" added on top of the clean environment */
     rf_strv env_keep; /* "KEY=VALUE" copied from the caller (resolved now) */

@@ -98,6 +98,7 @@ int rf_resolve_network(rf_resolver *r, rf_policy *p)
 {
     static const char *const modes[] = { "none", "host", "allowlist", NULL };
     const char *mode = json_string_value(rf_json_path_get(r->tree, "network.mode"));
+    p->network_given = rf_json_path_get(r->tree, "network") != NULL;
     for (int i = 0; mode && modes[i]; i++)
         if (!strcmp(mode, modes[i]))
             p->network = (rf_net_mode)i;

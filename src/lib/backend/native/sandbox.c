@@ -96,13 +96,29 @@ static int set_hostname(const rf_plan *plan, rf_setup_fail *f)
     return 0;
 }
 
+/* Unprivileged caller, instance with a subordinate id of its own: setup ran
+ * as the caller (mapped to 65534 by userns.c); the command runs as the
+ * instance's id (uid_inside here), without the caller's supplementary
+ * groups. Raw calls: see enter_mapped_identity. */
+static int enter_instance_identity(const rf_plan *plan, rf_setup_fail *f)
+{
+    if (getuid() == plan->uid_inside && getgid() == plan->gid_inside)
+        return 0; /* the usual case: the caller's own uid is the only one mapped */
+    gid_t g = plan->gid_inside;
+    uid_t u = plan->uid_inside;
+    if (syscall(SYS_setgroups, 0, NULL) < 0 || syscall(SYS_setresgid, g, g, g) < 0 ||
+        syscall(SYS_setresuid, u, u, u) < 0)
+        return rf_fail(f, "switch to the instance's identity", NULL);
+    return 0;
+}
+
 /* Root caller: leave real root for the mapped user namespace, where uid 0
  * is an unprivileged host id and the namespaces built above are owned by
  * the host's user namespace, hence out of the sandbox's reach for good. */
 static int enter_mapped_identity(rf_native_ctx *c, rf_setup_fail *f)
 {
     if (c->userns_fd < 0)
-        return 0;
+        return enter_instance_identity(c->plan, f);
     if (setns(c->userns_fd, CLONE_NEWUSER) < 0)
         return rf_fail(f, "enter the mapped user namespace", NULL);
     close(c->userns_fd);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "backend/native/sandbox.h"
+#include "instance/subid.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 
@@ -25,10 +26,29 @@ static int write_file(const char *path, const char *text, rf_error **err)
     return 0;
 }
 
+/* An unprivileged caller's instance with a subordinate id of its own
+ * (docs/instances.md): only the setuid newuidmap/newgidmap may map that
+ * id. The caller's own ids are mapped too, as 65534 inside, because the
+ * setup steps still run as the caller (its files stay reachable to them);
+ * the child switches to uid_in/gid_in before the command (sandbox.c).
+ * setgroups stays allowed: newgidmap insists on it for a subordinate gid,
+ * and the child uses it to drop the caller's groups before the switch. */
+static int subordinate_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host, rf_error **err)
+{
+    char um[96], gm[96];
+    if (uid_in == 65534 || gid_in == 65534)
+        return rf_error_set(err, EINVAL, "an instance's own identity: the caller's id is 65534 (nobody)");
+    snprintf(um, sizeof um, "%u %u 1 65534 %u 1", (unsigned)uid_in, (unsigned)uid_host, (unsigned)geteuid());
+    snprintf(gm, sizeof gm, "%u %u 1 65534 %u 1", (unsigned)gid_in, (unsigned)gid_host, (unsigned)getegid());
+    return rf_subid_write_maps(pid, um, gm, err);
+}
+
 int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host,
                          rf_error **err)
 {
     char path[64], map[64];
+    if (geteuid() != 0 && (uid_host != geteuid() || gid_host != getegid()))
+        return subordinate_maps(pid, uid_in, uid_host, gid_in, gid_host, err);
     /* setgroups must be denied before an unprivileged gid_map write, and
      * denying it also stops the sandbox from dropping a group that guards
      * a file against it ("negative" group permissions). */
