@@ -14,15 +14,22 @@
 
 #define FAULT_ENV "RF_TEST_FAULT_STEP"
 
-/* Read once, before any clone: the children only compare against it. */
+/* Read once (MCP workers spawn from several threads), before any clone:
+ * the children only compare against it. */
+static const char *chosen_step = "";
+static pthread_once_t step_once = PTHREAD_ONCE_INIT;
+
+static void read_step(void)
+{
+    const char *v = getenv(FAULT_ENV);
+    if (v && *v)
+        chosen_step = v;
+}
+
 static const char *chosen(void)
 {
-    static const char *step;
-    if (!step) {
-        const char *v = getenv(FAULT_ENV);
-        step = v && *v ? v : "";
-    }
-    return step;
+    pthread_once(&step_once, read_step);
+    return chosen_step;
 }
 
 void rf_fault_point(const char *step)
@@ -67,9 +74,9 @@ void rf_fault_disarm_parent(int fd)
         close(fd);
 }
 
-void rf_fault_child_point(int fd, int chan, const char *step)
+void rf_fault_child_point(int fd, int chan, const char *name)
 {
-    if (fd < 0 || strcmp(chosen(), step) != 0)
+    if (fd < 0 || strcmp(chosen_step, name) != 0) /* fd >= 0: the parent read it */
         return;
     if (write(fd, "k", 1) != 1)
         return;
