@@ -187,7 +187,7 @@ void rf_cli_each_option(void (*fn)(void *ud, const char *name, bool has_arg, con
         fn(ud, options[i].name, options[i].has_arg != no_argument, options[i].only, options[i].help);
 }
 
-static int usage(const char *sub, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int usage(const char *sub, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

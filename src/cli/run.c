@@ -3,11 +3,15 @@
 #include "cli.h"
 #include "options.h"
 
+#include "util/cleanup.h"
+
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static rf_proc *volatile running;
@@ -31,21 +35,77 @@ static void install_forwarding(void)
         sigaction(sigs[i], &sa, NULL);
 }
 
+/* Write all of buf to fd; -1 with errno on the first failure. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* --status-json FILE: a new file beside the old one, fsync'd, renamed over
+ * it, so a full disk or a crash leaves the old file whole, never a
+ * truncated record and no temporary file. A FILE that is not a regular
+ * file (a fifo, /dev/stdout) is written in place. Returns -1 with errno. */
+static int write_status_file(const char *path, const char *json, size_t len)
+{
+    _cleanup_free_ char *real = realpath(path, NULL); /* a symlink: its target */
+    const char *target = real ? real : path;
+    struct stat st;
+    if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
+        _cleanup_close_ int fd = open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        return fd < 0 ? -1 : write_all(fd, json, len);
+    }
+    _cleanup_free_ char *tmp = NULL;
+    const char *slash = strrchr(target, '/');
+    int dlen = slash ? (int)(slash - target + 1) : 0;
+    if (asprintf(&tmp, "%.*s.%s.rf-XXXXXX", dlen, target, slash ? slash + 1 : target) < 0) {
+        tmp = NULL;
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    mode_t um = umask(0);
+    umask(um);
+    int rc = fchmod(fd, 0666 & ~um) < 0 || write_all(fd, json, len) < 0 || fsync(fd) < 0 ? -1 : 0;
+    int e = errno;
+    if (close(fd) < 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc == 0 && rename(tmp, target) < 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc < 0)
+        unlink(tmp);
+    errno = e;
+    return rc;
+}
+
 static void write_status(const rf_cli_opts *o, const rf_status *st)
 {
     char *json = rf_status_to_json(st);
     if (!json)
         return;
-    if (o->status_fd >= 0)
-        dprintf(o->status_fd, "%s\n", json);
-    if (o->status_json_file) {
-        FILE *f = fopen(o->status_json_file, "we");
-        if (f) {
-            fprintf(f, "%s\n", json);
-            fclose(f);
-        } else {
-            fprintf(stderr, "ringfence: warning: cannot write --status-json %s\n", o->status_json_file);
-        }
+    if (o->status_fd >= 0 && dprintf(o->status_fd, "%s\n", json) < 0)
+        fprintf(stderr, "ringfence: cannot write the status to --status-fd %d: %s\n", o->status_fd,
+                strerror(errno));
+    _cleanup_free_ char *line = NULL;
+    if (o->status_json_file && asprintf(&line, "%s\n", json) >= 0 &&
+        write_status_file(o->status_json_file, line, strlen(line)) < 0) {
+        fprintf(stderr, "ringfence: cannot write --status-json %s: %s\n", o->status_json_file, strerror(errno));
+        fprintf(stderr, "hint: the file was left as it was; free space there or choose another file "
+                        "(the exit status is still the command's)\n");
     }
     free(json);
 }

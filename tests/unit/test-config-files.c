@@ -30,7 +30,7 @@ static const char *in(const char *base, const char *rel)
     return b;
 }
 
-static void write_file(const char *path, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void write_file(const char *path, const char *fmt, ...)
 {
     FILE *f = fopen(path, "w");
     va_list ap;

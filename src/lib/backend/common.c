@@ -6,6 +6,7 @@
 #include "limits/cgroup.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/path.h"
 
 #include <errno.h>
@@ -97,12 +98,19 @@ int rf_backend_make_cgroup(const rf_plan *plan, rf_cgroup **cg, rf_limits_report
 int rf_backend_start_prepare(const rf_plan *plan, rf_backend_start *s, rf_error **err)
 {
     memset(s, 0, sizeof *s);
-    if (rf_backend_make_instance_dirs(plan, err) < 0 || rf_placeholders_make(plan, &s->placeholders, err) < 0 ||
-        rf_backend_make_cgroup(plan, &s->cgroup, &s->how, &s->warnings, err) < 0) {
-        rf_backend_start_release(s);
-        return -1;
-    }
+    if (rf_backend_make_instance_dirs(plan, err) < 0)
+        goto fail;
+    rf_fault_point("instance-dirs");
+    if (rf_placeholders_make(plan, &s->placeholders, err) < 0)
+        goto fail;
+    rf_fault_point("placeholders");
+    if (rf_backend_make_cgroup(plan, &s->cgroup, &s->how, &s->warnings, err) < 0)
+        goto fail;
+    rf_fault_point("cgroup");
     return 0;
+fail:
+    rf_backend_start_release(s);
+    return -1;
 }
 
 void rf_backend_start_release(rf_backend_start *s)

@@ -54,7 +54,16 @@ typedef struct rf_fs_obj {
 } rf_fs_obj;
 
 /* The parent directory of a write target, and the target's name in it. */
+/* The parent directories a write created, so a failed write (a full disk)
+ * removes them again: each as its parent's fd and its name. */
+typedef struct rf_fs_made {
+    int parent[RF_FS_MAX_NEW_DIRS];
+    char *name[RF_FS_MAX_NEW_DIRS];
+    int n;
+} rf_fs_made;
+
 typedef struct rf_fs_target {
+    rf_fs_made *made; /* NULL until a parent is created */
     int dirfd;        /* O_RDONLY | O_DIRECTORY, so it can be fsync'd */
     char *dir_canon;
     char *base;
@@ -91,6 +100,9 @@ int rf_fs_reopen(const rf_fs *fs, const rf_fs_obj *o, int flags, const char *use
 int rf_fs_target_open(rf_fs *fs, const char *path, bool create_parents, rf_fs_target *t,
                       rf_error **err);
 void rf_fs_target_clear(rf_fs_target *t);
+/* After a failed write: remove the parent directories rf_fs_target_open
+ * created, newest first, each only if still empty. */
+void rf_fs_target_undo_parents(rf_fs_target *t);
 
 /* protect.c: refuse when canon (the object to write, or a directory to
  * create) is, or lies beneath, a protected path; dirfd (may be -1) and st

@@ -268,14 +268,60 @@ int rf_fs_reopen(const rf_fs *fs, const rf_fs_obj *o, int flags, const char *use
     return take_fd(&fd);
 }
 
-void rf_fs_target_clear(rf_fs_target *t)
+static void made_free(rf_fs_made *m)
+{
+    for (int i = 0; m && i < m->n; i++) {
+        close(m->parent[i]);
+        free(m->name[i]);
+    }
+    free(m);
+}
+
+/* Only between the hops of rf_fs_target_open: what was created stays
+ * recorded. */
+static void target_clear_keep_made(rf_fs_target *t)
 {
     if (t->dirfd >= 0)
         close(t->dirfd);
     free(t->dir_canon);
     free(t->base);
     free(t->canon);
-    *t = (rf_fs_target){ .dirfd = -1 };
+    *t = (rf_fs_target){ .dirfd = -1, .made = t->made };
+}
+
+void rf_fs_target_clear(rf_fs_target *t)
+{
+    made_free(t->made);
+    t->made = NULL;
+    target_clear_keep_made(t);
+}
+
+void rf_fs_target_undo_parents(rf_fs_target *t)
+{
+    rf_fs_made *m = t->made;
+    for (int i = m ? m->n - 1 : -1; i >= 0; i--)
+        (void)unlinkat(m->parent[i], m->name[i], AT_REMOVEDIR); /* ENOTEMPTY: someone's, keep it */
+}
+
+/* Note a directory just created in parent_fd. Failing to note it only
+ * costs a leftover empty directory after a failed write. */
+static void made_add(rf_fs_made **mp, int parent_fd, const char *name)
+{
+    if (!*mp && !(*mp = calloc(1, sizeof **mp)))
+        return;
+    rf_fs_made *m = *mp;
+    if (m->n >= RF_FS_MAX_NEW_DIRS)
+        return;
+    int fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 3);
+    char *n = strdup(name);
+    if (fd < 0 || !n) {
+        if (fd >= 0)
+            close(fd);
+        free(n);
+        return;
+    }
+    m->parent[m->n] = fd;
+    m->name[m->n++] = n;
 }
 
 static char *join2(const char *dir, const char *name)
@@ -288,7 +334,8 @@ static char *join2(const char *dir, const char *name)
 
 /* Create comp in prev (a checked, opened directory), checked like a write
  * target before it exists. */
-static int make_one(rf_fs *fs, const rf_fs_obj *prev, const char *comp, const char *user_path, rf_error **err)
+static int make_one(rf_fs *fs, const rf_fs_obj *prev, const char *comp, rf_fs_made **made, const char *user_path,
+                    rf_error **err)
 {
     _cleanup_free_ char *canon = join2(prev->canon, comp);
     if (!canon)
@@ -296,7 +343,9 @@ static int make_one(rf_fs *fs, const rf_fs_obj *prev, const char *comp, const ch
     if (rf_fs_gate(fs, prev->beneath, prev->lex_inside, canon, RF_FS_WRITE, user_path, err) < 0 ||
         rf_fs_check_protected(fs, canon, prev->fd, NULL, user_path, err) < 0)
         return -1;
-    if (mkdirat(prev->fd, comp, 0777) < 0 && errno != EEXIST)
+    if (mkdirat(prev->fd, comp, 0777) == 0)
+        made_add(made, prev->fd, comp);
+    else if (errno != EEXIST)
         return rf_fs_fail(err, errno, "cannot create directory %s for %s", canon, user_path);
     return 0;
 }
@@ -304,7 +353,7 @@ static int make_one(rf_fs *fs, const rf_fs_obj *prev, const char *comp, const ch
 /* One step of make_parents: make `prefix` (ending in comp) exist and move
  * *prev to it. */
 static int parent_step(rf_fs *fs, const char *prefix, const char *comp, rf_fs_obj *prev, int *created,
-                       const char *user_path, rf_error **err)
+                       rf_fs_made **made, const char *user_path, rf_error **err)
 {
     rf_fs_obj cur;
     rf_error *e = NULL;
@@ -320,7 +369,7 @@ static int parent_step(rf_fs *fs, const char *prefix, const char *comp, rf_fs_ob
         if (++*created > RF_FS_MAX_NEW_DIRS)
             return rf_fs_fail(err, 0, "%s: more than %d missing parent directories", user_path,
                               RF_FS_MAX_NEW_DIRS);
-        if (make_one(fs, prev, comp, user_path, err) < 0 ||
+        if (make_one(fs, prev, comp, made, user_path, err) < 0 ||
             open_step(fs, prefix, user_path, false, &cur, err) < 0)
             return -1;
     }
@@ -331,7 +380,7 @@ static int parent_step(rf_fs *fs, const char *prefix, const char *comp, rf_fs_ob
 
 /* mkdir -p for the missing part of dir, one component at a time, each
  * created with mkdirat() in the already opened, already checked parent. */
-static int make_parents(rf_fs *fs, const char *dir, const char *user_path, rf_error **err)
+static int make_parents(rf_fs *fs, const char *dir, rf_fs_made **made, const char *user_path, rf_error **err)
 {
     where w;
     if (where_of(fs, dir, &w, err) < 0)
@@ -353,7 +402,7 @@ static int make_parents(rf_fs *fs, const char *dir, const char *user_path, rf_er
         char *end = p + strcspn(p, "/");
         char saved = *end;
         *end = '\0'; /* walk is now the prefix up to and including p */
-        rc = parent_step(fs, walk, p, &prev, &created, user_path, err);
+        rc = parent_step(fs, walk, p, &prev, &created, made, user_path, err);
         *end = saved;
         p = end;
     }
@@ -384,15 +433,15 @@ static int split_target(const char *path, char **dir, char **base, rf_error **er
     return 0;
 }
 
-static int open_parent(rf_fs *fs, const char *dir, bool followed, bool create, const char *user_path,
-                       rf_fs_obj *d, rf_error **err)
+static int open_parent(rf_fs *fs, const char *dir, bool followed, bool create, rf_fs_made **made,
+                       const char *user_path, rf_fs_obj *d, rf_error **err)
 {
     rf_error *e = NULL;
     if (open_step(fs, dir, user_path, followed, d, &e) == 0)
         return 0;
     if (errno == ENOENT && create && !followed) {
         rf_error_free(e);
-        if (make_parents(fs, dir, user_path, err) < 0)
+        if (make_parents(fs, dir, made, user_path, err) < 0)
             return -1;
         return open_step(fs, dir, user_path, false, d, err);
     }
@@ -412,7 +461,7 @@ static int target_step(rf_fs *fs, const char *cur, const char *user_path, bool c
     if (split_target(cur, &dir, &t->base, err) < 0)
         return -1;
     rf_fs_obj d;
-    if (open_parent(fs, dir, followed, create, user_path, &d, err) < 0)
+    if (open_parent(fs, dir, followed, create, &t->made, user_path, &d, err) < 0)
         return -1;
     bool beneath = d.beneath, lex_inside = d.lex_inside || followed;
     int rc = -1;
@@ -459,12 +508,13 @@ int rf_fs_target_open(rf_fs *fs, const char *path, bool create_parents, rf_fs_ta
     for (int hop = 0; hop <= RF_FS_MAX_HOPS; hop++) {
         char *next = NULL;
         if (target_step(fs, cur, path, create_parents, hop > 0, t, &next, err) < 0) {
+            rf_fs_target_undo_parents(t);
             rf_fs_target_clear(t);
             return -1;
         }
         if (!next)
             return 0;
-        rf_fs_target_clear(t);
+        target_clear_keep_made(t);
         free(cur);
         cur = next;
     }

@@ -182,6 +182,8 @@ RF_EXPORT int rf_fs_write(rf_fs *fs, const char *path, const char *data, size_t 
     int rc = check_regular(&t, path, err);
     if (rc == 0)
         rc = rf_fs_replace(fs, &t, data ? data : "", len, NULL, path, err);
+    if (rc < 0)
+        rf_fs_target_undo_parents(&t); /* a full disk leaves no empty parents */
     rf_fs_target_clear(&t);
     return rc;
 }
@@ -248,6 +250,8 @@ RF_EXPORT int rf_fs_append(rf_fs *fs, const char *path, const char *data, size_t
             rc = append_data(fd, created, &t, data ? data : "", len, path, err);
         if (fd >= 0)
             close(fd);
+        if (rc < 0)
+            rf_fs_target_undo_parents(&t);
         rf_fs_target_clear(&t);
         return rc;
     }

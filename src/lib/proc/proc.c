@@ -14,7 +14,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -33,6 +35,7 @@ rf_proc *rf_proc_new(pid_t pid, int pidfd, int sock, const rf_limits *limits)
     p->pid = pid;
     p->pidfd = pidfd;
     p->sock = sock;
+    p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); /* -1: rf_proc_wait polls instead */
     p->limits = *limits;
     clock_gettime(CLOCK_MONOTONIC, &p->started);
     return p;
@@ -87,6 +90,10 @@ RF_EXPORT int rf_proc_terminate(rf_proc *p)
 {
     if (atomic_load(&p->reaped) || atomic_exchange(&p->terminating, true))
         return 0;
+    if (p->wake_fd >= 0) { /* write(2): still async-signal-safe */
+        uint64_t one = 1;
+        (void)!write(p->wake_fd, &one, sizeof one);
+    }
     int sock = live_sock(p);
     if (sock < 0 || rf_msg_send(sock, RF_MSG_TERMINATE, 0, NULL, NULL) < 0)
         return send_signal(p, SIGTERM);
@@ -144,6 +151,8 @@ static int next_timeout_ms(rf_proc *p, double *grace_at)
         double left = *grace_at - elapsed;
         return left <= 0 ? 0 : (int)(left * 1000) + 1;
     }
+    if (p->wake_fd < 0) /* no eventfd: look for a terminate every 100 ms */
+        return 100;
     if (p->limits.timeout_s > 0 && !p->timed_out) {
         double left = p->limits.timeout_s - elapsed;
         return left <= 0 ? 0 : (int)(left * 1000) + 1;
@@ -175,10 +184,16 @@ int rf_proc_wait_raw(rf_proc *p, rf_error **err)
     while (!p->reaped && !p->have_exit) {
         check_deadlines(p, &grace_at);
         int sock = live_sock(p);
-        struct pollfd pfd[2] = { { .fd = p->pidfd, .events = POLLIN }, { .fd = sock, .events = POLLIN } };
-        int n = poll(pfd, sock >= 0 ? 2 : 1, next_timeout_ms(p, &grace_at));
+        /* A negative fd is ignored by poll. */
+        struct pollfd pfd[3] = { { .fd = p->pidfd, .events = POLLIN }, { .fd = sock, .events = POLLIN },
+                                 { .fd = p->wake_fd, .events = POLLIN } };
+        int n = poll(pfd, 3, next_timeout_ms(p, &grace_at));
         if (n < 0 && errno != EINTR)
             return rf_error_set(err, errno, "wait for the sandbox");
+        if (n > 0 && (pfd[2].revents & POLLIN)) {
+            uint64_t v;
+            (void)!read(p->wake_fd, &v, sizeof v); /* the deadlines are checked next round */
+        }
         if (n > 0 && sock >= 0 && pfd[1].revents)
             read_messages(p);
         if (n > 0 && (pfd[0].revents & POLLIN)) {
@@ -215,6 +230,8 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
         close(p->pidfd);
     if (p->sock >= 0)
         close(p->sock);
+    if (p->wake_fd >= 0)
+        close(p->wake_fd);
     rf_cgroup_destroy(p->cgroup);
     rf_strv_free(p->warnings);
     free(p->usage);

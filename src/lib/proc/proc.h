@@ -19,6 +19,9 @@ struct rf_proc {
      * handler while rf_proc_wait runs: atomics (lock-free, so still
      * async-signal-safe). Found by the TSan build (issue 13). */
     atomic_bool sock_eof; /* init closed the channel: read no more */
+    int wake_fd;   /* eventfd: rf_proc_terminate from another thread wakes
+                      rf_proc_wait, so the kill grace starts counting
+                      (a wait with no deadline would sleep through it) */
     rf_limits limits;
     struct timespec started;
     atomic_bool reaped;

@@ -9,6 +9,7 @@
 #include "backend/reaper.h"
 #include "landlock/landlock.h"
 #include "seccomp/seccomp.h"
+#include "util/fault.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -37,9 +38,18 @@ static int setup_stdio(const rf_hostproc_ctx *c, rf_setup_fail *f)
  * is a hole through every other wall. */
 static int close_inherited(const rf_hostproc_ctx *c, rf_setup_fail *f)
 {
-    unsigned s = (unsigned)c->sock;
-    if ((s > 3 && syscall(SYS_close_range, 3U, s - 1, 0U) < 0) ||
-        syscall(SYS_close_range, s + 1, UINT_MAX, 0U) < 0)
+    /* The report channel and, in test builds, the fault pipe (fault.h). */
+    int a = c->sock, b = c->fault_fd;
+    int keep[2] = { a < b ? a : b, a < b ? b : a };
+    unsigned lo = 3;
+    for (int i = 0; i < 2; i++) {
+        if (keep[i] < 0)
+            continue;
+        if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0U) < 0)
+            return rf_fail(f, "close inherited descriptors", NULL);
+        lo = (unsigned)keep[i] + 1;
+    }
+    if (syscall(SYS_close_range, lo, UINT_MAX, 0U) < 0)
         return rf_fail(f, "close inherited descriptors", NULL);
     return 0;
 }
@@ -111,8 +121,10 @@ static _Noreturn void run_command(const rf_hostproc_ctx *c, pid_t init, const si
         die(c, &f);
     if (c->confine && apply_landlock(c, &f) < 0)
         die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "landlock");
     if (plan->drop_ids && drop_ids(plan, &f) < 0)
         die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "identity"); /* parent-death signal cleared here */
     /* After the last credential change, which clears it: if init is
      * killed, the command goes with it. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 && rf_fail(&f, "set parent-death signal", NULL) < 0)
@@ -128,6 +140,7 @@ static _Noreturn void run_command(const rf_hostproc_ctx *c, pid_t init, const si
      * caller) is dropped too; no_new_privs is already set. */
     if (c->confine && (rf_caps_clear(&f) < 0 || apply_seccomp(c, &f) < 0))
         die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "seccomp");
     sigprocmask(SIG_SETMASK, oldmask, NULL);
     execve(plan->exec_path, plan->argv, plan->env);
     int e = errno;
@@ -154,6 +167,7 @@ _Noreturn void rf_hostproc_init(rf_hostproc_ctx *c)
      * TIOCSTI into the caller's terminal and no job-control signals. */
     if (setsid() < 0 && rf_fail(&f, "setsid", NULL) < 0)
         die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "init-session");
     /* Orphans below us come to us, not to the host's init. */
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 && rf_fail(&f, "become a child subreaper", NULL) < 0)
         die(c, &f);
@@ -170,6 +184,7 @@ _Noreturn void rf_hostproc_init(rf_hostproc_ctx *c)
         die(c, &f);
     if (cmd == 0)
         run_command(c, init, &oldmask);
+    rf_fault_child_point(c->fault_fd, c->sock, "exec"); /* the command is forked and execs */
     static const rf_init_ops ops_template = {
         .signal_all = rf_reaper_signal_all,
         .kill_all = rf_reaper_kill_all,

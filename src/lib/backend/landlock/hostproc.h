@@ -38,6 +38,7 @@ typedef struct rf_hostproc_ctx {
     size_t seccomp_len;
     rf_limits_report how;    /* what enforces each limit (rlimit fallbacks) */
     bool wait_go;            /* wait for the caller's "go": cgroups attached */
+    int fault_fd;            /* test builds: see util/fault.h; else -1 */
 } rf_hostproc_ctx;
 
 /* child.c: init's half; never returns. */

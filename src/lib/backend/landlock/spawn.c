@@ -9,6 +9,7 @@
 #include "proc/proc.h"
 #include "seccomp/seccomp.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/strv.h"
 
 #include <errno.h>
@@ -94,7 +95,8 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
         return NULL;
     }
     rf_hostproc_ctx ctx = { .plan = plan, .sock = sv[1], .caller = getpid(), .stdio = { -1, -1, -1 },
-                            .confine = plan->backend == RF_BACKEND_LANDLOCK, .how = how, .wait_go = cg != NULL };
+                            .confine = plan->backend == RF_BACKEND_LANDLOCK, .how = how, .wait_go = cg != NULL,
+                            .fault_fd = -1 };
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
     if (prepare(plan, &ctx, err) < 0) {
@@ -110,6 +112,7 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
         args.flags |= CLONE_INTO_CGROUP;
         args.cgroup = (uint64_t)rf_cgroup_v2_dir_fd(cg);
     }
+    ctx.fault_fd = rf_fault_arm();
     pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
     /* Inside another sandbox (ours included) clone3 may answer ENOSYS, so
      * that libc falls back to clone: fork, then a pidfd for our own child
@@ -119,6 +122,7 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
     if (pid == 0)
         rf_hostproc_init(&ctx);
     int e = errno;
+    rf_fault_disarm_parent(ctx.fault_fd);
     release(&ctx);
     close(sv[1]);
     if (pid < 0) {
@@ -142,10 +146,12 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
     }
     proc->tree_via_init = true;
     rf_backend_start_give(&start, proc);
+    rf_fault_point("clone");
     /* v1 hierarchies (and v2 after a fork fallback): before "go". */
     if (cg && (rf_cgroup_attach(cg, pid, err) < 0 || rf_msg_send(sv[0], RF_MSG_GO, 0, NULL, NULL) < 0)) {
         rf_proc_free(proc);
         return NULL;
     }
+    rf_fault_point("spawned");
     return proc;
 }

@@ -7,6 +7,7 @@
 #include "landlock/landlock.h"
 #include "seccomp/seccomp.h"
 #include "util/error.h"
+#include "util/fault.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -80,6 +81,7 @@ int rf_confine_apply(const rf_native_ctx *c, rf_setup_fail *f)
         errno = -rc;
         return rf_fail(f, "landlock", c->plan->landlock == RF_LANDLOCK_REQUIRED ? "landlock: required" : NULL);
     }
+    rf_fault_child_point(c->fault_fd, c->sock, "landlock");
     /* seccomp last: it forbids calls the steps before it need. */
     if (c->seccomp_bpf && (rc = rf_seccomp_apply_bpf(c->seccomp_bpf, c->seccomp_len, NULL)) < 0) {
         errno = -rc;

@@ -7,6 +7,7 @@
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
 #include "limits/limits.h"
+#include "util/fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,16 +41,17 @@ static int setup_stdio(rf_native_ctx *c, rf_setup_fail *f)
  * a leaked fd is a hole through every other wall. */
 static int close_inherited(rf_native_ctx *c, rf_setup_fail *f)
 {
-    int keep[3] = { c->sock, c->userns_fd, c->net_fd };
-    for (int i = 0; i < 3; i++) /* ascending, -1 first */
-        for (int j = i + 1; j < 3; j++)
+    enum { N = 4 };
+    int keep[N] = { c->sock, c->userns_fd, c->net_fd, c->fault_fd };
+    for (int i = 0; i < N; i++) /* ascending, -1 first */
+        for (int j = i + 1; j < N; j++)
             if (keep[j] < keep[i]) {
                 int t = keep[i];
                 keep[i] = keep[j];
                 keep[j] = t;
             }
     unsigned lo = 3;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < N; i++) {
         if (keep[i] < 0)
             continue;
         if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0) < 0)
@@ -188,6 +190,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || setup_stdio(c, &f) < 0 ||
         close_inherited(c, &f) < 0 || wait_for_go(c, &f) < 0)
         die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "child-go");
     /* The caller has moved us into the sandbox's cgroups by now: a cgroup
      * namespace made here has them as its root. */
     if (c->late_cgroupns && unshare(CLONE_NEWCGROUP) < 0 && rf_fail(&f, "cgroup namespace", NULL) < 0)
@@ -197,11 +200,15 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     if (c->net_fd >= 0 && rf_net_send_proxy_listener(c->net_fd, &f) < 0)
         die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "network");
     /* Mounts: sources first (they may live under /tmp, which the new root
      * is attached over), then the root, then pivot_root. */
-    if (rf_mount_capture_sources(plan, c->src_fds, c->userns_fd, &f) < 0 ||
-        rf_mount_build_root(plan, c->src_fds, &f) < 0)
+    if (rf_mount_capture_sources(plan, c->src_fds, c->userns_fd, &f) < 0)
         die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "mount-sources");
+    if (rf_mount_build_root(plan, c->src_fds, &f) < 0)
+        die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "pivot-root"); /* every mount made, then pivot_root */
     for (size_t i = 0; i < plan->n_mounts; i++)
         if (c->src_fds[i] >= 0)
             close(c->src_fds[i]);
@@ -209,20 +216,28 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     /* Identity before chdir: the working directory is entered with the
      * permissions the command will have. */
-    if (enter_mapped_identity(c, &f) < 0 || die_with_caller(c, &f) < 0)
+    if (enter_mapped_identity(c, &f) < 0)
+        die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "identity"); /* parent-death signal cleared here */
+    if (die_with_caller(c, &f) < 0)
         die(c, &f);
     if (chdir(plan->cwd) < 0 && rf_fail(&f, "enter working directory", plan->cwd) < 0)
         die(c, &f);
     if (rf_limits_apply(&plan->limits, &c->how, &f) < 0)
         die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "limits");
     /* A new session: no controlling terminal, so no TIOCSTI injection into
      * the caller's terminal and no job-control signals from it. */
     if (setsid() < 0 && rf_fail(&f, "setsid", NULL) < 0)
         die(c, &f);
     /* Capabilities and no_new_privs, then Landlock, then seccomp last: the
      * filter would otherwise forbid the calls the steps before it need. */
-    if (rf_caps_drop_all(&f) < 0 || hide_init(&f) < 0 || rf_confine_apply(c, &f) < 0)
+    if (rf_caps_drop_all(&f) < 0 || hide_init(&f) < 0)
         die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "caps");
+    if (rf_confine_apply(c, &f) < 0) /* landlock, then seccomp */
+        die(c, &f);
+    rf_fault_child_point(c->fault_fd, c->sock, "seccomp");
     /* Forwarded signals and SIGCHLD stay blocked from here on, so none is
      * lost between fork and init's signalfd. */
     if (block_signals(&oldmask, &f) < 0)
@@ -245,6 +260,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         exec_command(c, &oldmask);
     for (int i = 0; plan->deferred && i < 3; i++)
         close(deferred.fds[i]); /* the command has them; init needs none */
+    rf_fault_child_point(c->fault_fd, c->sock, "exec"); /* the command is forked and execs */
     /* Nor its own stdio: a reader of the command's output then sees EOF
      * when the command's tree ends, not when init has exited too. */
     for (int i = 0; i < 3; i++)

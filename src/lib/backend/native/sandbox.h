@@ -30,6 +30,7 @@ typedef struct rf_native_ctx {
     size_t n_landlock_rules;                 /* room for 3 stdio rules more */
     rf_limits_report how;  /* what enforces each limit (rlimit fallbacks) */
     bool late_cgroupns;    /* unshare the cgroup namespace after the attach */
+    int fault_fd;          /* test builds: see util/fault.h; else -1 */
 } rf_native_ctx;
 
 /* Record errno, step and detail in *f; returns -1. */

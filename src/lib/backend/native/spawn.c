@@ -7,6 +7,7 @@
 #include "proc/proc.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/strv.h"
 #include "limits/cgroup.h"
 #include "net/net.h"
@@ -89,23 +90,29 @@ static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int soc
     }
     rf_cgroup *cg = start->cgroup;
     rf_backend_start_give(start, proc);
+    rf_fault_point("clone");
     if (cg && rf_cgroup_attach(cg, pid, err) < 0)
         goto fail;
+    rf_fault_point("cgroup-attach");
     if (!plan->caller_is_root &&
         rf_userns_write_maps(pid, plan->uid_inside, plan->uid_host, plan->gid_inside, plan->gid_host, err) < 0) {
         rf_error_prefix(err, "map the user namespace");
         goto fail;
     }
+    rf_fault_point("uid-map");
     if (rf_msg_send(sock, RF_MSG_GO, 0, NULL, NULL) < 0) {
         rf_error_set(err, errno, "start the sandbox");
         goto fail;
     }
+    rf_fault_point("go");
     if (net_chan >= 0) {
         int chan = net_chan;
         net_chan = -1; /* taken by start_proxy */
         if (start_proxy(plan, proc, chan, err) < 0)
             goto fail;
+        rf_fault_point("proxy");
     }
+    rf_fault_point("spawned");
     return proc;
 fail:
     if (net_chan >= 0)
@@ -120,7 +127,8 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     if (rf_backend_start_prepare(plan, &start, err) < 0)
         return NULL;
     int sv[2] = { -1, -1 }, nv[2] = { -1, -1 }, userns_fd = -1;
-    rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .net_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how };
+    rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .net_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how,
+                          .fault_fd = -1 };
     _cleanup_free_ int *src_fds = calloc(plan->n_mounts + 1, sizeof(int));
     if (!src_fds) {
         rf_error_set(err, ENOMEM, "spawn");
@@ -150,10 +158,12 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
         flags &= ~(uint64_t)CLONE_NEWUSER; /* entered later, see sandbox.c */
     struct clone_args args = { .flags = flags, .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
     clone_into_cgroup(&args, &ctx, start.cgroup);
+    ctx.fault_fd = rf_fault_arm();
     pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
     if (pid == 0)
         rf_sandbox_child(&ctx);
     int e = errno;
+    rf_fault_disarm_parent(ctx.fault_fd);
     rf_confine_release(&ctx);
     close(sv[1]);
     if (nv[1] >= 0)

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Fault injection: ringfence (the supervisor) SIGKILLed right after each
+# setup step of each backend, then the host searched for what it left:
+# processes of the sandbox, mounts, cgroups, temporary files, a held
+# instance lock, placeholders in the workspace (the next start must remove
+# them). Needs a build with -Dtest_hooks=true (RF_TEST_FAULT_STEP, see
+# src/lib/util/fault.h and docs/testing.md); SKIP otherwise.
+. "$(dirname "$0")/common.bash"
+at_exit "kill_token_procs '$TOKEN'"
+
+NATIVE_STEPS="instance-dirs placeholders cgroup clone cgroup-attach uid-map child-go network go proxy
+    mount-sources pivot-root identity limits caps landlock seccomp exec spawned"
+LANDLOCK_STEPS="instance-dirs placeholders cgroup clone init-session exec landlock identity seccomp spawned"
+LIMITS=(--memory 256M --pids 200)
+
+FI_TMP="$SCRATCH/tmpdir" # the supervisor's TMPDIR: must stay empty
+mkdir -p "$FI_TMP"
+
+mounts_of_ours() {
+    awk -v s="$SCRATCH" '$5 == "/tmp" || index($5, s) == 1 { print $1 }' /proc/self/mountinfo | sort
+}
+MOUNTS0=$(mounts_of_ours)
+TMP0=$(ls -A /tmp | grep -i ringfence | sort)
+
+# fresh_ws: a workspace with a .git that has no hooks (a placeholder target).
+fresh_ws() {
+    WS_FI="$SCRATCH/ws-$1"
+    rm -rf "$WS_FI"
+    mkdir -p "$WS_FI/.git"
+    echo "$1" >"$WS_FI/file"
+}
+
+instance_running() { rf instance list 2>/dev/null | awk '$1 == "fi" { print $2 }'; }
+
+# leftovers PID: what the supervisor PID left on the host, one line each
+# (empty when nothing).
+leftovers() {
+    local pid=$1 p
+    p=$(token_pids "$TOKEN")
+    [ -z "$p" ] || echo "processes: $p"
+    [ "$(mounts_of_ours)" = "$MOUNTS0" ] || echo "mounts: $(comm -13 <(echo "$MOUNTS0") <(mounts_of_ours) | tr '\n' ' ')"
+    p=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "ringfence-$pid-*" 2>/dev/null)
+    [ -z "$p" ] || echo "cgroups: $p"
+    [ -z "$(ls -A "$FI_TMP")" ] || echo "temporary files: $(ls -A "$FI_TMP")"
+    [ "$(ls -A /tmp | grep -i ringfence | sort)" = "$TMP0" ] || echo "new ringfence entries in /tmp"
+    p=$(instance_running)
+    [ -z "$p" ] || [ "$p" = 0 ] || echo "instance lock: $p running"
+}
+clean() { [ -z "$(leftovers "$1")" ]; }
+
+# The workspace after the next start: only what the test put there.
+ws_restored() { [ "$(cd "$WS_FI" && ls -A | tr '\n' ' ')" = ".git file " ] && [ -z "$(ls -A "$WS_FI/.git")" ]; }
+
+# fault BACKEND STEP OPTION...: one killed start and its checks.
+fault() {
+    local backend=$1 step=$2; shift 2
+    fresh_ws "$backend-$step"
+    local rc=0
+    (cd "$WS_FI" && exec env TMPDIR="$FI_TMP" RF_TEST_FAULT_STEP="$step" "$RINGFENCE" run --instance fi "$@" \
+        -- bash -c "exec -a $TOKEN-$step sleep 300") </dev/null >/dev/null 2>"$SCRATCH/err" &
+    local pid=$!
+    wait "$pid" 2>/dev/null || rc=$?
+    if [ "$rc" != 137 ]; then
+        fail "$backend: the supervisor dies at step $step"
+        diag "exit $rc, want 137 (SIGKILL): the step was never reached" "$(head -c 400 "$SCRATCH/err")"
+        kill_token_procs "$TOKEN"
+        return
+    fi
+    pass "$backend: the supervisor dies at step $step"
+    if wait_until 5 clean "$pid"; then pass "$backend/$step: nothing left on the host"; else
+        fail "$backend/$step: nothing left on the host"; diag "$(leftovers "$pid")"; kill_token_procs "$TOKEN"; fi
+    # The journal's work is only seen if a placeholder was left: it is,
+    # by a supervisor killed right after making them.
+    if [ "$backend" = native ] && [ "$step" = placeholders ]; then
+        if ws_restored; then fail "control: a start killed after its placeholders leaves them"; else
+            pass "control: a start killed after its placeholders leaves them"; fi
+    fi
+    expect_exit 0 "$backend/$step: the next start in that workspace and instance runs" \
+        env -C "$WS_FI" TMPDIR="$FI_TMP" "$RINGFENCE" run --instance fi "$@" -- true
+    if ws_restored; then pass "$backend/$step: no placeholder left in the workspace after the next start"; else
+        fail "$backend/$step: no placeholder left in the workspace after the next start"
+        diag "workspace: $(cd "$WS_FI" && ls -A | tr '\n' ' ') .git: $(ls -A "$WS_FI/.git" | tr '\n' ' ')"; fi
+}
+
+# Does this build have the hook at all?
+rc=0
+env RF_TEST_FAULT_STEP=instance-dirs "$RINGFENCE" run -- true </dev/null >/dev/null 2>&1 &
+wait $! 2>/dev/null || rc=$?
+if [ "$rc" != 137 ]; then
+    skip "fault injection" "ringfence built without -Dtest_hooks=true (RF_TEST_FAULT_STEP ignored, exit $rc)"
+    exit 0
+fi
+
+# Controls: the search finds a leftover process and a stray placeholder.
+fresh_ws control
+bash -c "exec -a $TOKEN-control sleep 300" &
+ctl=$!
+wait_until 5 pgrep -f -- "$TOKEN-control" >/dev/null
+check "control: a process of the sandbox left behind would be found" test -n "$(leftovers 0)"
+kill "$ctl"; wait "$ctl" 2>/dev/null
+mkdir "$WS_FI/.git/hooks"
+if ws_restored; then fail "control: a placeholder left behind would be found"; else
+    pass "control: a placeholder left behind would be found"; fi
+rmdir "$WS_FI/.git/hooks"
+
+native=("${LIMITS[@]}" --allow-domain example.invalid)
+for step in $NATIVE_STEPS; do
+    if [ "$step" = uid-map ] && is_root; then
+        skip "native: step uid-map" "a root caller's id map is made before the clone (no uid-map step)"
+        continue
+    fi
+    fault native "$step" "${native[@]}"
+done
+
+if [ ! -e /sys/kernel/security/landlock ] && ! grep -q landlock /sys/kernel/security/lsm 2>/dev/null; then
+    skip "landlock backend steps" "no Landlock in this kernel"
+else
+    for step in $LANDLOCK_STEPS; do
+        fault landlock "$step" --backend landlock --accept-weaker "${LIMITS[@]}"
+    done
+fi
