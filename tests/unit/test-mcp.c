@@ -169,6 +169,95 @@ static void test_bare_server(void)
     rf_mcp_server_free(s);
 }
 
+/* ── Progress: how captured output becomes notifications/progress ──── */
+
+static void feed(rf_mcp_exec_io *io, rf_mcp_capture *c, const char *data, bool final)
+{
+    size_t n = strlen(data), room = c->cap - c->len, keep = n < room ? n : room;
+    memcpy(c->buf + c->len, data, keep);
+    c->len += keep;
+    c->dropped += n - keep;
+    rf_mcp_progress_flush(io, c, final);
+}
+
+/* The messages sent since the last clear, joined with '|'. */
+static char *sent_messages(void)
+{
+    static char joined[16384];
+    joined[0] = 0;
+    size_t i;
+    json_t *m;
+    json_array_foreach(out_msgs, i, m) {
+        const char *text = json_string_value(json_object_get(json_object_get(m, "params"), "message"));
+        if (i)
+            strncat(joined, "|", sizeof joined - strlen(joined) - 1);
+        strncat(joined, text ? text : "(none)", sizeof joined - strlen(joined) - 1);
+    }
+    json_array_clear(out_msgs);
+    return joined;
+}
+
+static void test_progress(void)
+{
+    rf_mcp_server *s = rf_mcp_server_new_bare(capture, NULL);
+    rf_mcp_call call = { .server = s, .progress_token = json_string("tok") };
+    rf_mcp_exec_io io = { .server = s, .call = &call };
+    char out_buf[10000], err_buf[100];
+    rf_mcp_capture *out = &io.caps[0], *err = &io.caps[1];
+    *out = (rf_mcp_capture){ .fd = -1, .buf = out_buf, .cap = sizeof out_buf };
+    *err = (rf_mcp_capture){ .fd = -1, .buf = err_buf, .cap = sizeof err_buf, .is_stderr = true };
+    json_array_clear(out_msgs);
+
+    feed(&io, out, "one\ntw", false);
+    is_str(sent_messages(), "one", "a complete line goes out, a partial one waits");
+    json_t *first = NULL;
+    feed(&io, out, "o\nthree\nfour\n", false);
+    first = json_array_size(out_msgs) ? json_incref(json_array_get(out_msgs, 0)) : NULL;
+    is_str(sent_messages(), "two\nthree\nfour", "lines read together are one notification");
+    json_t *params = json_object_get(first, "params");
+    is_str(json_string_value(json_object_get(first, "method")), "notifications/progress", "the method");
+    is_str(json_string_value(json_object_get(params, "progressToken")), "tok", "the token as sent");
+    is_int((int)json_integer_value(json_object_get(params, "progress")), 2, "the counter rises");
+    json_decref(first);
+
+    feed(&io, err, "oops\n", false);
+    is_str(sent_messages(), "[stderr] oops", "stderr lines are marked");
+    feed(&io, out, "no newline", false);
+    is_str(sent_messages(), "", "nothing for a partial line...");
+    rf_mcp_progress_flush(&io, out, true);
+    is_str(sent_messages(), "no newline", "... until the stream ends");
+
+    char big[RF_MCP_PROGRESS_MAX_LINE + 11];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    feed(&io, out, big, false);
+    json_t *m0 = json_array_get(out_msgs, 0);
+    ok(json_array_size(out_msgs) == 1 &&
+           strlen(json_string_value(json_object_get(json_object_get(m0, "params"), "message"))) ==
+               RF_MCP_PROGRESS_MAX_LINE,
+       "a line longer than the limit is split at the limit");
+    json_array_clear(out_msgs);
+    rf_mcp_progress_flush(&io, out, true);
+    is_str(sent_messages(), "xxxxxxxxxx", "and its rest follows");
+
+    feed(&io, err, "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890"
+                   "123456789\n", false);
+    char *cut = sent_messages();
+    ok(strstr(cut, "[stderr past 100 bytes is not streamed") != NULL, "past the cap: one notice");
+    feed(&io, err, "more\n", true);
+    is_str(sent_messages(), "", "then nothing more");
+
+    call.cancelled = true;
+    feed(&io, out, "after\n", true);
+    is_str(sent_messages(), "", "nothing once the call is cancelled");
+    call.cancelled = false;
+    json_decref(call.progress_token);
+    call.progress_token = NULL;
+    feed(&io, out, "untokened\n", true);
+    is_str(sent_messages(), "", "nothing without a progressToken");
+    rf_mcp_server_free(s);
+}
+
 static void test_disabled_tools(const char *ws)
 {
     char json[512];
@@ -217,6 +306,7 @@ int main(void)
     test_lines();
     test_utf8();
     test_bare_server();
+    test_progress();
     char ws[] = "/tmp/rf-test-mcp.XXXXXX";
     if (mkdtemp(ws)) {
         test_disabled_tools(ws);

@@ -25,6 +25,7 @@ static void call_free(rf_mcp_call *c)
 {
     json_decref(c->id);
     json_decref(c->args);
+    json_decref(c->progress_token);
     free(c);
 }
 
@@ -66,7 +67,8 @@ static rf_mcp_call *find_locked(rf_mcp_server *s, json_t *id)
     return NULL;
 }
 
-int rf_mcp_calls_start(rf_mcp_server *s, json_t *id, const rf_mcp_tool *tool, json_t *args, rf_mcp_batch *batch)
+int rf_mcp_calls_start(rf_mcp_server *s, json_t *id, const rf_mcp_tool *tool, json_t *args, json_t *progress_token,
+                       rf_mcp_batch *batch)
 {
     pthread_mutex_lock(&s->calls_lock);
     if (s->n_calls >= s->opts.max_concurrent_calls) {
@@ -97,7 +99,8 @@ int rf_mcp_calls_start(rf_mcp_server *s, json_t *id, const rf_mcp_tool *tool, js
      * still uses them (a data race on the refcounts TSan found). */
     c->id = json_deep_copy(id);
     c->args = json_deep_copy(args);
-    if (!c->id || !c->args) {
+    c->progress_token = progress_token ? json_deep_copy(progress_token) : NULL;
+    if (!c->id || !c->args || (progress_token && !c->progress_token)) {
         pthread_mutex_unlock(&s->calls_lock);
         rf_mcp_reply(s, batch, rf_mcp_error(id, RF_JSONRPC_INTERNAL_ERROR, "out of memory"));
         call_free(c);

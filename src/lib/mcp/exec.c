@@ -2,7 +2,9 @@
 /* The exec tool: the guard first, then `/bin/sh -c COMMAND` in a fresh
  * sandbox of the server's policy, with stdout and stderr captured through
  * pipes, each kept up to a cap (the rest is read and counted, so the
- * command never blocks on a full pipe). */
+ * command never blocks on a full pipe). When the call carries a
+ * progressToken, the captured lines also go out as they come
+ * (progress.c). */
 #include "mcp/mcp.h"
 #include "pool/pool.h"
 #include "policy/policy.h"
@@ -21,14 +23,7 @@
 /* An exec may ask for at most a day; the policy's --timeout caps it further. */
 #define RF_MCP_MAX_EXEC_TIMEOUT 86400.0
 
-typedef struct capture {
-    int fd;
-    char *buf;
-    size_t len, cap;
-    size_t dropped; /* bytes read past the cap */
-} capture;
-
-static void capture_chunk(capture *c, const char *data, size_t n)
+static void capture_chunk(rf_mcp_capture *c, const char *data, size_t n)
 {
     size_t room = c->cap - c->len;
     size_t keep = n < room ? n : room;
@@ -37,10 +32,13 @@ static void capture_chunk(capture *c, const char *data, size_t n)
     c->dropped += n - keep;
 }
 
-/* Drain both pipes until every writer is gone (the sandbox has ended). */
+/* Drain both pipes until every writer is gone (the sandbox has ended).
+ * Progress goes out from here, so all of it precedes the answer: the
+ * worker joins this thread before it replies. */
 static void *reader(void *arg)
 {
-    capture *caps = arg;
+    rf_mcp_exec_io *io = arg;
+    rf_mcp_capture *caps = io->caps;
     char chunk[16384];
     for (;;) {
         struct pollfd pfd[2];
@@ -58,20 +56,22 @@ static void *reader(void *arg)
         for (nfds_t k = 0; k < n; k++) {
             if (!pfd[k].revents)
                 continue;
-            capture *c = caps[0].fd == pfd[k].fd ? &caps[0] : &caps[1];
+            rf_mcp_capture *c = caps[0].fd == pfd[k].fd ? &caps[0] : &caps[1];
             ssize_t r = read(c->fd, chunk, sizeof chunk);
             if (r > 0) {
                 capture_chunk(c, chunk, (size_t)r);
+                rf_mcp_progress_flush(io, c, false);
             } else if (r == 0 || errno != EINTR) {
                 close(c->fd);
                 c->fd = -1;
+                rf_mcp_progress_flush(io, c, true); /* a last line without its newline */
             }
         }
     }
 }
 
 /* The captured bytes as valid UTF-8, with a marker when some were cut. */
-static char *capture_text(const capture *c)
+static char *capture_text(const rf_mcp_capture *c)
 {
     size_t n;
     char *text = rf_mcp_utf8_sanitize(c->buf, c->len, &n);
@@ -180,7 +180,7 @@ static rf_proc *start(rf_mcp_server *s, const rf_plan *plan, const char *command
 /* Spawn, capture and wait; fills st. Returns < 0 if the sandbox could not
  * be started or waited for. */
 static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, const char *command,
-                        double timeout, capture caps[2], rf_status *st, rf_error **err)
+                        double timeout, rf_mcp_exec_io *io, rf_status *st, rf_error **err)
 {
     int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
     _cleanup_close_ int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -193,6 +193,7 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
     /* Our copies of the write ends go now, or the reader never sees EOF. */
     close(out[1]);
     close(errp[1]);
+    rf_mcp_capture *caps = io->caps;
     caps[0].fd = out[0];
     caps[1].fd = errp[0];
     if (!proc) {
@@ -202,7 +203,7 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
     }
     rf_mcp_call_attach(call, proc);
     pthread_t thread;
-    bool threaded = pthread_create(&thread, NULL, reader, caps) == 0;
+    bool threaded = pthread_create(&thread, NULL, reader, io) == 0;
     if (!threaded) /* no thread: reading in turn still ends when the tree does */
         rf_proc_kill(proc, SIGKILL);
     int rc = rf_proc_wait(proc, st, err);
@@ -211,11 +212,11 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
     if (threaded)
         pthread_join(thread, NULL);
     else
-        reader(caps);
+        reader(io);
     return rc;
 }
 
-static json_t *exec_result(const rf_mcp_server *s, const rf_status *st, const capture caps[2])
+static json_t *exec_result(const rf_mcp_server *s, const rf_status *st, const rf_mcp_capture caps[2])
 {
     _cleanup_free_ char *out = capture_text(&caps[0]);
     _cleanup_free_ char *errt = capture_text(&caps[1]);
@@ -271,7 +272,8 @@ json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args)
 
     rf_error *err = NULL;
     rf_plan *plan = s->pool ? NULL : exec_plan(s, command, timeout, &err);
-    capture caps[2] = { { .fd = -1 }, { .fd = -1 } };
+    rf_mcp_exec_io io = { .server = s, .call = call, .caps = { { .fd = -1 }, { .fd = -1, .is_stderr = true } } };
+    rf_mcp_capture *caps = io.caps;
     rf_status st;
     memset(&st, 0, sizeof st);
     json_t *res = NULL;
@@ -280,7 +282,7 @@ json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args)
     caps[1].buf = malloc(caps[1].cap ? caps[1].cap : 1);
     if (!caps[0].buf || !caps[1].buf)
         rf_error_set(&err, ENOMEM, "exec");
-    else if ((plan || s->pool) && run_captured(s, call, plan, command, timeout, caps, &st, &err) == 0)
+    else if ((plan || s->pool) && run_captured(s, call, plan, command, timeout, &io, &st, &err) == 0)
         res = exec_result(s, &st, caps);
     if (!res)
         res = rf_mcp_tool_from_error(err);

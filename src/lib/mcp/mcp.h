@@ -138,6 +138,7 @@ struct rf_mcp_call {
     rf_mcp_batch *batch;
     bool cancelled; /* under server->calls_lock */
     rf_proc *proc;  /* the running sandbox, under server->calls_lock */
+    json_t *progress_token; /* owned; params._meta.progressToken, or NULL */
     rf_proc *finished; /* its tree is gone; freed (init reaped, cgroup removed)
                           after the answer is sent, so the answer does not wait
                           for the kernel's namespace teardown */
@@ -146,7 +147,7 @@ struct rf_mcp_call {
 /* Start a tools/call; the answer is sent by the worker. Returns < 0 (and
  * answers with an error itself) when it cannot start. */
 int rf_mcp_calls_start(rf_mcp_server *s, json_t *id, const struct rf_mcp_tool *tool, json_t *args,
-                       rf_mcp_batch *batch);
+                       json_t *progress_token, rf_mcp_batch *batch);
 /* notifications/cancelled: kill the call's sandbox, drop its answer. */
 void rf_mcp_calls_cancel(rf_mcp_server *s, json_t *id, const char *reason);
 /* Cancel everything and wait for every worker (end of input). */
@@ -185,6 +186,33 @@ json_t *rf_mcp_tool_text(const char *text, bool is_error);
 json_t *rf_mcp_tool_textf(bool is_error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 json_t *rf_mcp_tool_from_error(const rf_error *err);
 
-/* ── exec.c ───────────────────────────────────────────────────────────── */
+/* ── exec.c and progress.c ───────────────────────────────────────────── */
+/* One captured stream of an exec: kept up to cap, the rest counted. */
+typedef struct rf_mcp_capture {
+    int fd;
+    bool is_stderr;
+    char *buf;
+    size_t len, cap;
+    size_t dropped;  /* bytes read past the cap */
+    size_t streamed; /* bytes of buf already sent as progress */
+    bool told_cut;   /* the "no longer streamed" notice went out */
+} rf_mcp_capture;
+
+typedef struct rf_mcp_exec_io {
+    rf_mcp_server *server;
+    rf_mcp_call *call;
+    rf_mcp_capture caps[2]; /* stdout, stderr */
+    unsigned progress;      /* notifications/progress sent so far */
+} rf_mcp_exec_io;
+
+/* A notifications/progress is at most this long (a longer line is split). */
+#define RF_MCP_PROGRESS_MAX_LINE 4096u
+
+/* Send what c captured since the last call as notifications/progress,
+ * complete lines only unless final (end of the stream). Nothing without a
+ * progressToken, or once the call is cancelled. Called by the one thread
+ * that reads the call's pipes, so the counter needs no lock. */
+void rf_mcp_progress_flush(rf_mcp_exec_io *io, rf_mcp_capture *c, bool final);
+
 json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args);
 json_t *rf_mcp_exec_output_schema(void);

@@ -219,6 +219,16 @@ static void do_initialize(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
     rf_mcp_reply(s, batch, rf_mcp_response(m->id, result));
 }
 
+/* params._meta.progressToken when it is one (a string or an integer);
+ * anything else is ignored, as the client then expects no progress. */
+static json_t *progress_token(json_t *params)
+{
+    json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
+    if (json_is_string(token) && json_string_length(token) <= RF_MCP_MAX_ID_LEN)
+        return token;
+    return json_is_integer(token) ? token : NULL;
+}
+
 static void do_tools_call(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
 {
     json_t *name = json_object_get(m->params, "name");
@@ -247,7 +257,7 @@ static void do_tools_call(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
     if (why)
         rf_mcp_reply(s, batch, rf_mcp_response(m->id, rf_mcp_tool_textf(true, "%s: %s", tool->name, why)));
     else
-        rf_mcp_calls_start(s, m->id, tool, use, batch);
+        rf_mcp_calls_start(s, m->id, tool, use, progress_token(m->params), batch);
     free(why);
     json_decref(empty);
 }
