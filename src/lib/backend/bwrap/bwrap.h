@@ -42,6 +42,9 @@ json_t *rf_bwrap_plan_json(const rf_plan *plan);
 bool rf_bwrap_usable(char *why, size_t size);
 /* "bubblewrap 0.8.0", or NULL when absent (malloc'd). */
 char *rf_bwrap_version(void);
+/* Landlock IPC scoping around bwrap: Landlock on, ABI 6+, bwrap not
+ * set-uid (no_new_privs would disable it). */
+bool rf_bwrap_scopes_ipc(const rf_plan *plan);
 /* What the bwrap backend cannot enforce on any host (also doctor). */
 const char *const *rf_bwrap_cannot(size_t *n);
 /* Finish a bwrap plan: refuse where bwrap cannot run, a root caller's id,

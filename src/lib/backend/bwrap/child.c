@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -89,8 +91,28 @@ static long json_number(const char *buf, const char *key)
     return end == k + 1 ? -1 : v;
 }
 
+/* Landlock scopes, no filesystem or TCP rights: a domain that handles no
+ * filesystem access leaves mount(2) alone, so bwrap still builds its root,
+ * while the command can neither signal nor reach the abstract unix sockets
+ * of processes outside (ringfence, the user's session: with network host
+ * they share the network namespace that holds those sockets). */
+static void scope_ipc(const rf_hostproc_ctx *c)
+{
+    const rf_bwrap_runner *r = c->runner;
+    if (!r->scope_ipc)
+        return;
+    struct { uint64_t handled_fs, handled_net, scoped; } attr = { 0, 0, 0x1 | 0x2 }; /* abstract unix, signal */
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        die(c, "set no_new_privs", NULL, errno);
+    int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (fd < 0 || syscall(SYS_landlock_restrict_self, fd, 0) < 0)
+        die(c, "landlock", "IPC scopes around bwrap", errno);
+    close(fd);
+}
+
 _Noreturn void rf_bwrap_monitor(const rf_hostproc_ctx *c)
 {
+    scope_ipc(c);
     int seccomp_fd = seccomp_memfd(c);
     int status[2], block[2];
     if (pipe2(status, O_CLOEXEC) < 0 || pipe2(block, O_CLOEXEC) < 0)

@@ -4,6 +4,7 @@
  * backend's (plan.c builds them for both); argv.c translates them. */
 #include "backend/bwrap/bwrap.h"
 #include "backend/backend.h"
+#include "landlock/landlock.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/strv.h"
@@ -18,10 +19,22 @@
 #include <unistd.h>
 
 static const char *const bwrap_cannot[] = {
-    "no Landlock: bwrap cannot apply Landlock rules, and a Landlock domain entered before bwrap would forbid "
-    "the mounts bwrap makes (the mount namespace alone confines the files)",
+    "no Landlock filesystem rules: a Landlock domain that handles files forbids the mounts bwrap makes, and "
+    "bwrap applies none itself (the mount namespace alone confines the files; Landlock only scopes IPC)",
+    "pid 1 is bwrap's init, not ringfence's: the command can read its /proc entries (its environment is the "
+    "command's own) and ptrace it (same uid, no capabilities, the same seccomp filter)",
+    "/proc/sys is not a read-only mount: bwrap without set-uid mounts /proc without covering it; the user "
+    "namespace keeps host-wide sysctls unwritable",
+    "/dev has bwrap's /dev/core link (to /proc/kcore, which stays unreadable)",
     "argv[0] is the executable's resolved path (bwrap 0.8 has no --argv0)",
 };
+
+bool rf_bwrap_scopes_ipc(const rf_plan *plan)
+{
+    struct stat st;
+    return plan->landlock != RF_LANDLOCK_OFF && rf_landlock_abi() >= 6 && stat(RF_BWRAP_PATH, &st) == 0 &&
+           !(st.st_mode & S_ISUID);
+}
 
 const char *const *rf_bwrap_cannot(size_t *n)
 {
@@ -93,7 +106,8 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
         plan->mounts[i].idmap = false;
     char *s = NULL;
     if (asprintf(&s, "root caller: bwrap has no id-mapped mounts, so the command runs as uid %u (the "
-                     "workspace's owner, or map_root_to) and files only root may read stay out of its reach",
+                     "workspace's owner, or map_root_to), and files and directories only root may read or "
+                     "write (a root-owned workspace, instance or expose) stay out of its reach",
                  (unsigned)plan->uid_host) < 0 || rf_strv_push_take(&plan->cannot, s) < 0)
         return rf_error_set(err, ENOMEM, "plan");
     return 0;

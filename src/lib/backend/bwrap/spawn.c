@@ -15,7 +15,7 @@
 rf_proc *rf_bwrap_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
     char *empty_env[] = { NULL };
-    rf_bwrap_runner r = { .envp = empty_env };
+    rf_bwrap_runner r = { .envp = empty_env, .scope_ipc = rf_bwrap_scopes_ipc(plan) };
     if (rf_bwrap_argv(plan, &r.argv, err) < 0)
         return NULL;
     void *bpf = NULL;
