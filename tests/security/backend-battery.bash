@@ -7,7 +7,7 @@
 # failure fails it. One TAP line per script.
 #
 # backend-NAME.expected, tab-separated:
-#   SCRIPT  TEST (a prefix of its description)  CANNOT (a part of the entry)  WHO (any|root|user)
+#   SCRIPT  TEST (a prefix of its description, * for all)  CANNOT (a part of the entry)  WHO (any|root|user)
 
 # The boundary scripts; left out, with why:
 #   landlock-backend, container: another backend's own battery
@@ -23,7 +23,7 @@ battery_expected() { # SCRIPT DESC WHO → the cannot part, or nothing
         [[ -z $s || $s == \#* ]] && continue
         [ "$s" = "$script" ] || continue
         [ "$w" = any ] || [ "$w" = "$who" ] || continue
-        [[ $desc == "$t"* ]] && { printf '%s' "$c"; return 0; }
+        [[ $t == '*' || $desc == "$t"* ]] && { printf '%s' "$c"; return 0; }
     done <"$BATTERY_EXPECTED"
     return 1
 }
@@ -41,7 +41,7 @@ battery() {
         "$SCRATCH/plan.json")
     who=$(is_root && echo root || echo user)
     for script in "${BATTERY_SCRIPTS[@]}"; do
-        local out line desc part n_ok=0 n_exp=0 bad=()
+        local out line desc part n_ok=0 n_exp=0 bad=() last=
         out=$(RF_TEST_BACKEND=$backend bash "$here/$script.sh" 2>&1 </dev/null) || true
         while IFS= read -r line; do
             case $line in
@@ -51,9 +51,12 @@ battery() {
                     if part=$(battery_expected "$script" "$desc" "$who") && [[ $cannot == *"$part"* ]]; then
                         n_exp=$((n_exp + 1))
                     else
-                        bad+=("$desc")
+                        bad+=("$desc"); last=bad
+                        continue
                     fi ;;
+                "#"*) [ "$last" = bad ] && bad[${#bad[@]}-1]+=" ${line#\#}"; continue ;;
             esac
+            last=
         done <<<"$out"
         if [ ${#bad[@]} = 0 ] && [ $n_ok -gt 0 ]; then
             pass "$backend: $script: $n_ok passed, $n_exp failed as the plan's cannot list says"

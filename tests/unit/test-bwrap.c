@@ -148,6 +148,8 @@ static void test_plan(void)
     char why[400];
     if (rf_bwrap_usable(why, sizeof why)) {
         ok(plan && !strcmp(rf_plan_backend(plan), "bwrap"), "backend bwrap: the plan names bwrap, not native");
+        if (!plan)
+            printf("# %s\n", err ? rf_error_message(err) : "no error");
         char *json = plan ? rf_plan_to_json(plan) : NULL;
         ok(json && strstr(json, "\"bwrap\"") && strstr(json, "/usr/bin/bwrap"), "the plan shows bwrap's argv");
         ok(plan && rf_strv_contains(rf_plan_cannot(plan), rf_bwrap_cannot(&(size_t){ 0 })[0]),
