@@ -16,6 +16,15 @@ cd "$WS" || exit 1
 
 rf() { "$RINGFENCE" "$@"; }
 
+# RF_TEST_BACKEND=NAME: every `rf run` of the script uses that backend (the
+# security battery per backend, tests/security/backend-*.sh). The bwrap
+# backend runs a root caller's command as the workspace's owner (it has no
+# id-mapped mounts), so a root run hands the workspace to an unused uid.
+if [ -n "${RF_TEST_BACKEND:-}" ]; then
+    export RINGFENCE_BACKEND="$RF_TEST_BACKEND"
+    if [ "$RF_TEST_BACKEND" = bwrap ] && [ "$(id -u)" = 0 ]; then chown 4243:4243 "$WS"; fi
+fi
+
 pass() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
 fail() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }
 skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP ${2:-}"; }

@@ -158,8 +158,33 @@ for t in firejail docker; do
     check "Mitto $t: the plan says so" pj 'assert "not built yet: the native backend enforces the same restrictions" in p["backend_reason"]'
     contains "Mitto $t: and stderr" "$ERR" "not built yet"
 done
-for b in bwrap firejail container; do
+for b in firejail container; do
     check "--backend $b: plan" plan_to --backend "$b" -- true
     check "--backend $b: native, said in the plan" pj "assert p['backend']=='native' and p['backend_reason'].startswith('backend $b ')"
 done
+
+# ── bwrap: never replaced by another backend ──
+if rf plan --backend bwrap -- true >/dev/null 2>&1; then
+    check "--backend bwrap: plan" plan_to --backend bwrap -- true
+    check "--backend bwrap: the plan names bwrap" pj "assert p['backend']=='bwrap'"
+    check "--backend bwrap: the plan shows bwrap's argv" pj "a=p['bwrap']['argv']; assert a[0]=='/usr/bin/bwrap' and '--unshare-net' in a and '--seccomp' in a and a[-1]=='true'"
+    check "--backend bwrap: the plan's cannot list names Landlock" pj "assert any('no Landlock' in c for c in p['cannot'])"
+    expect_exit 0 "--backend bwrap: runs" rf run --backend bwrap -- "$PROBE" status
+    contains "--backend bwrap: ... under seccomp" "$OUT" "Seccomp:	2"
+    expect_exit 7 "--backend bwrap: the command's exit status" rf run --backend bwrap -- sh -c 'exit 7'
+    printf 'restricted_runner:\n  default_type: bwrap\n' >"$SCRATCH/mitto-bwrap.yaml"
+    check "Mitto runner bwrap: plan" plan_to --config "$SCRATCH/mitto-bwrap.yaml" -- true
+    check "Mitto bwrap: backend bwrap" pj 'assert p["backend"]=="bwrap"'
+else
+    skip "--backend bwrap" "bwrap cannot run here"
+fi
+if command -v bwrap >/dev/null && bw --unshare-user --disable-userns true 2>/dev/null; then
+    expect_exit 125 "--backend bwrap without user namespaces: refused" \
+        bw --unshare-user --disable-userns "$RINGFENCE" plan --backend bwrap -- true
+    contains "  ... naming the backend and the reason" "$ERR" "backend bwrap cannot run here"
+    contains "  ... and the fix" "$ERR" "hint:"
+    lacks "  ... never native instead" "$OUT" '"native"'
+else
+    skip "--backend bwrap without user namespaces: refused" "bwrap cannot run here"
+fi
 expect_exit 125 "an unknown backend is an error" rf plan --backend bogus -- true

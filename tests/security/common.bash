@@ -10,6 +10,8 @@
 #   RF_OPTS=(...)                    extra ringfence options for in_*
 #   at_exit 'CMD'                    run CMD when the script exits
 #   wait_until SECONDS CMD...        poll CMD until it succeeds
+#   RF_TEST_BACKEND=NAME             run everything against that backend
+#                                    (lib.sh; tests/security/backend-*.sh)
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 : "${PROBE:?set PROBE to the rf-probe binary}"
 

@@ -40,5 +40,9 @@ expect_exit 1 "with planted cache files, the filter still refuses unshare -U" \
 export RINGFENCE_HOME="$SCRATCH/rfhome-outside"
 rf run -- true
 n=$(find "$RINGFENCE_HOME/cache" -name 'seccomp-*.bpf' 2>/dev/null | wc -l)
-[ "$n" -ge 1 ] && pass "control: a cache out of the sandbox's reach is used" ||
-    fail "control: a cache out of the sandbox's reach is used"
+if [ "${RF_TEST_BACKEND:-native}" != native ]; then
+    skip "control: a cache out of the sandbox's reach is used" "the $RF_TEST_BACKEND backend compiles its filter at every start"
+else
+    [ "$n" -ge 1 ] && pass "control: a cache out of the sandbox's reach is used" ||
+        fail "control: a cache out of the sandbox's reach is used"
+fi

@@ -12,7 +12,8 @@
  * empty). Nothing stays behind: a journal in the instance root lists the
  * placeholders of each running start under an flock; when ringfence is
  * killed the lock goes with it, and the next start removes what the
- * journal lists. Only the native backend does this (plan.c marks them). */
+ * journal lists. Only the native and bwrap backends do this (plan.c marks
+ * them). */
 #include "backend/backend.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -176,7 +177,7 @@ int rf_placeholders_make(const rf_plan *plan, rf_placeholders **out, rf_error **
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/placeholders", plan->instance_root);
     collect(dir); /* what killed starts left, before looking at the paths */
-    if (plan->backend != RF_BACKEND_NATIVE)
+    if (plan->backend != RF_BACKEND_NATIVE && plan->backend != RF_BACKEND_BWRAP)
         return 0; /* the others cannot mount over them (their plan's cannot says so) */
     size_t wanted = 0;
     for (size_t i = 0; i < plan->n_mounts; i++)

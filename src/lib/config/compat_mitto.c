@@ -15,7 +15,8 @@
  * does not exist is skipped with a warning, as Mitto does); deny_folders →
  * deny_paths; docker.{image, memory_limit, cpu_limit} → container.image,
  * limits.memory, limits.cpu. Runner types: exec → backend none,
- * firejail → firejail, docker → container, sandbox-exec → refused. */
+ * firejail → firejail, docker → container, bwrap → bwrap, sandbox-exec →
+ * refused. */
 #include "config/config.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -30,7 +31,7 @@ static const char *const docker_keys[] = { "image", "memory_limit", "cpu_limit",
 static const char *const runner_keys[] = { "type", "restrictions", "merge_strategy", NULL };
 static const char *const legacy_keys[] = { "type", "default_type", "default_restrictions",
     "restrictions", "merge_strategy", NULL };
-static const char *const runner_types[] = { "exec", "sandbox-exec", "firejail", "docker", NULL };
+static const char *const runner_types[] = { "exec", "sandbox-exec", "firejail", "docker", "bwrap", NULL };
 
 static int strict(const char *origin, const char *path, const json_t *obj, const char *const *keys,
                   rf_error **err)
@@ -203,7 +204,7 @@ static int check_type(const char *origin, const char *type, rf_error **err)
     const char *near = rf_schema_suggest(type, runner_types);
     rf_error_set(err, 0, "%s: unknown Mitto runner type \"%s\"", origin, type);
     return near ? rf_error_hint_set(err, "did you mean \"%s\"?", near)
-                : rf_error_hint_set(err, "use exec, firejail, docker (or sandbox-exec on macOS)");
+                : rf_error_hint_set(err, "use exec, bwrap, firejail, docker (or sandbox-exec on macOS)");
 }
 
 /* The runner type decides the backend; only an explicit type does. */

@@ -93,9 +93,10 @@ static json_t *report_json(const rf_doctor_report *r)
     json_t *backends = json_object();
     for (int i = 0; i < RF_DOCTOR_N_BACKENDS; i++)
         json_object_set_new(backends, r->backends[i].name,
-                            json_pack("{s:b, s:o, s:o}", "usable", r->backends[i].usable, "gives",
+                            json_pack("{s:b, s:o, s:o, s:b, s:o}", "usable", r->backends[i].usable, "gives",
                                       strv_json(r->backends[i].gives), "lacks",
-                                      strv_json(r->backends[i].lacks)));
+                                      strv_json(r->backends[i].lacks), "present", r->backends[i].present,
+                                      "version", str_or_null(r->backends[i].version)));
     json_t *kernel = json_pack("{s:s, s:s, s:s}", "release", r->kernel_release, "version", r->kernel_version,
                                "machine", r->machine);
     json_t *landlock = json_pack("{s:i, s:s}", "abi", r->landlock_abi < 0 ? 0 : r->landlock_abi, "status",
@@ -183,7 +184,8 @@ RF_EXPORT char *rf_doctor_to_text(const rf_doctor_report *r)
     fputc('\n', f);
     for (int i = 0; i < RF_DOCTOR_N_BACKENDS; i++) {
         const rf_doctor_backend *b = &r->backends[i];
-        fprintf(f, "backend %-8s %s\n", b->name, b->usable ? "usable" : "NOT usable");
+        fprintf(f, "backend %-8s %s%s%s%s\n", b->name, b->usable ? "usable" : "NOT usable",
+                b->present ? "" : " (not installed)", b->version ? ", " : "", b->version ? b->version : "");
         for (size_t k = 0; b->gives && b->gives[k]; k++)
             fprintf(f, "  + %s\n", b->gives[k]);
         for (size_t k = 0; b->lacks && b->lacks[k]; k++)

@@ -162,15 +162,37 @@ static void judge_none(judge *j, const rf_doctor_report *r)
     give(j, false, NULL, "no Landlock, no seccomp filter, no_new_privs not set");
 }
 
+/* The runner backends (doctor-runners.c); their lists are built there. */
+static void judge_bwrap(judge *j, const rf_doctor_report *r)
+{
+    if (rf_doctor_judge_bwrap(j->b, r) < 0)
+        j->failed = -1;
+    cgroup_limits(j, r);
+}
+
+static void judge_firejail(judge *j, const rf_doctor_report *r)
+{
+    if (rf_doctor_judge_firejail(j->b, r) < 0)
+        j->failed = -1;
+}
+
+static void judge_container(judge *j, const rf_doctor_report *r)
+{
+    if (rf_doctor_judge_container(j->b, r) < 0)
+        j->failed = -1;
+}
+
 int rf_doctor_judge_backends(rf_doctor_report *r)
 {
-    static const char *const names[RF_DOCTOR_N_BACKENDS] = { "native", "landlock", "none" };
+    static const char *const names[RF_DOCTOR_N_BACKENDS] = { "native", "landlock", "none",
+                                                             "bwrap", "firejail", "container" };
     void (*const fns[RF_DOCTOR_N_BACKENDS])(judge *, const rf_doctor_report *) = {
-        judge_native, judge_landlock, judge_none,
+        judge_native, judge_landlock, judge_none, judge_bwrap, judge_firejail, judge_container,
     };
     int failed = 0;
     for (int i = 0; i < RF_DOCTOR_N_BACKENDS; i++) {
         r->backends[i].name = names[i];
+        r->backends[i].present = true;
         judge j = { &r->backends[i], 0 };
         fns[i](&j, r);
         failed |= j.failed;
@@ -194,6 +216,7 @@ RF_EXPORT rf_doctor_report *rf_doctor_probe(rf_error **err)
     r->landlock_abi = rf_landlock_abi();
     rf_doctor_probe_cgroup(r);
     rf_doctor_probe_tools(r);
+    rf_doctor_probe_runners(r);
     if (rf_doctor_judge_backends(r) < 0) {
         rf_doctor_free(r);
         rf_error_set(err, ENOMEM, "doctor");
@@ -215,6 +238,7 @@ RF_EXPORT void rf_doctor_free(rf_doctor_report *r)
     free(r->tools.firejail);
     free(r->tools.podman);
     free(r->tools.docker);
+    rf_doctor_free_runners(r);
     for (int i = 0; i < RF_DOCTOR_N_BACKENDS; i++) {
         rf_strv_free(r->backends[i].gives);
         rf_strv_free(r->backends[i].lacks);

@@ -24,9 +24,11 @@ typedef struct rf_doctor_backend {
     bool usable;
     char **gives;   /* protections it applies here (strv) */
     char **lacks;   /* what it cannot do here (strv) */
+    bool present;        /* its tool is installed (always, for the built-in ones) */
+    const char *version; /* the tool's version line, borrowed from runners, or NULL */
 } rf_doctor_backend;
 
-#define RF_DOCTOR_N_BACKENDS 3
+#define RF_DOCTOR_N_BACKENDS 6
 
 struct rf_doctor_report {
     char kernel_release[65], kernel_version[65], machine[65];
@@ -72,7 +74,16 @@ struct rf_doctor_report {
         char *bwrap, *firejail, *podman, *docker; /* full paths or NULL */
     } tools;
 
-    rf_doctor_backend backends[RF_DOCTOR_N_BACKENDS]; /* native, landlock, none */
+    /* doctor-runners.c: the runner tools' `--version` first lines (NULL:
+     * absent), and whether bwrap can run here (the plan's own check). */
+    struct {
+        char *bwrap, *firejail, *podman, *docker;
+        bool bwrap_usable;
+        char bwrap_why[400];
+    } runners;
+
+    /* native, landlock, none, bwrap, firejail, container */
+    rf_doctor_backend backends[RF_DOCTOR_N_BACKENDS];
 
     /* The probe `--backend auto` runs (backend/probe.c): the native verdict
      * is its result, so doctor and auto always agree. */
@@ -89,5 +100,11 @@ void rf_doctor_probe_userns(rf_doctor_report *r);
 void rf_doctor_probe_seccomp(rf_doctor_report *r);
 void rf_doctor_probe_cgroup(rf_doctor_report *r);
 void rf_doctor_probe_tools(rf_doctor_report *r);
+/* doctor-runners.c */
+void rf_doctor_probe_runners(rf_doctor_report *r);
+void rf_doctor_free_runners(rf_doctor_report *r);
+int rf_doctor_judge_bwrap(rf_doctor_backend *b, const rf_doctor_report *r);
+int rf_doctor_judge_firejail(rf_doctor_backend *b, const rf_doctor_report *r);
+int rf_doctor_judge_container(rf_doctor_backend *b, const rf_doctor_report *r);
 /* Backends from the probes above (doctor.c). Returns -1 on ENOMEM. */
 int rf_doctor_judge_backends(rf_doctor_report *r);

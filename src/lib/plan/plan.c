@@ -142,7 +142,7 @@ static bool protected_is_dir(const char *rel)
  * tighten the next run's policy unless --trust-workspace-config. */
 static bool placeholder_possible(const rf_plan *plan, const rf_policy *policy, const char *p)
 {
-    if (plan->backend != RF_BACKEND_NATIVE)
+    if (plan->backend != RF_BACKEND_NATIVE && plan->backend != RF_BACKEND_BWRAP)
         return false;
     _cleanup_free_ char *parent = strdup(p);
     char *slash = parent ? strrchr(parent, '/') : NULL;
@@ -259,8 +259,8 @@ static int check_argv(char *const argv[], rf_error **err)
  * the proxy's port. That is not an allowlist, so it is refused outright. */
 static int check_network_backend(const rf_plan *plan, rf_error **err)
 {
-    if (plan->network != RF_NET_ALLOWLIST || plan->backend == RF_BACKEND_NATIVE)
-        return 0;
+    if (plan->network != RF_NET_ALLOWLIST || plan->backend == RF_BACKEND_NATIVE || plan->backend == RF_BACKEND_BWRAP)
+        return 0; /* bwrap: refused with its own reason (backend/bwrap/plan.c) */
     rf_error_set(err, 0, "network: allowlist: the %s backend has no network namespace, so it cannot "
                          "confine the command to the proxy", rf_backend_name(plan->backend));
     return rf_error_hint_set(err, "use the native backend (--backend native), or --network none / host");
@@ -302,7 +302,7 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
     set_identity(plan, policy);
     if (check_network_backend(plan, err) < 0 || instance_identity(plan, policy, err) < 0)
         goto fail;
-    if (plan->backend == RF_BACKEND_NATIVE)
+    if (plan->backend == RF_BACKEND_NATIVE || plan->backend == RF_BACKEND_BWRAP)
         set_namespaces(plan);
     if (!plan->argv || !plan->instance_root || !plan->seccomp_deny || !plan->seccomp_allow || !plan->warnings) {
         rf_error_set(err, ENOMEM, "plan");

@@ -18,6 +18,7 @@
  * built yet. */
 #include "plan/plan.h"
 #include "backend/backend.h"
+#include "backend/bwrap/bwrap.h"
 #include "landlock/landlock.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -57,6 +58,10 @@ int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **er
             r = pushf(&plan->warnings, "backend %s", plan->backend_reason);
         break;
     case RF_BACKEND_BWRAP:
+        /* Built (backend/bwrap): never replaced; refused where it cannot run. */
+        if (policy->backend_reason && !(plan->backend_reason = strdup(policy->backend_reason)))
+            r = -1;
+        break;
     case RF_BACKEND_FIREJAIL:
     case RF_BACKEND_CONTAINER:
         /* Never a silent change: native is at least as strict, and says so. */
@@ -441,6 +446,8 @@ static int finish_none(rf_plan *plan)
 
 int rf_plan_host_finish(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
+    if (plan->backend == RF_BACKEND_BWRAP)
+        return rf_plan_bwrap_finish(plan, policy, err); /* namespaces: native's */
     plan->clone_flags = 0;
     plan->hostname = NULL;
     if (plan->backend == RF_BACKEND_NONE)

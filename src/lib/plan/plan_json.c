@@ -3,6 +3,7 @@
  * shows before every start ("linux isolation mount plan", seed 000). */
 #include "plan/plan.h"
 #include "landlock/landlock.h"
+#include "backend/bwrap/bwrap.h"
 #include "limits/cgroup.h"
 
 #include <jansson.h>
@@ -140,7 +141,10 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     json_object_set_new(o, "env", strv_json(plan->env));
     /* Only the native backend mounts anything; the others use the same
      * list as the visibility model behind their Landlock rules. */
-    json_object_set_new(o, "mounts", native ? mounts_json(plan) : json_array());
+    bool bwrap = plan->backend == RF_BACKEND_BWRAP;
+    json_object_set_new(o, "mounts", native || bwrap ? mounts_json(plan) : json_array());
+    if (bwrap)
+        json_object_set_new(o, "bwrap", rf_bwrap_plan_json(plan));
     json_object_set_new(o, "instance_root", json_string(plan->instance_root));
     json_object_set_new(o, "limits", limits_json(plan));
     /* The ABI this kernel offers; the rights are stripped to it at start. */

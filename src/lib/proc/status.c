@@ -25,6 +25,9 @@ static const char *setup_hint(const rf_proc *p)
                "choose a target outside system directories";
     if (!strcmp(p->setup_step, "bind source"))
         return "check that the path exists and that you may read it";
+    if (!strcmp(p->setup_step, "bwrap"))
+        return "bwrap could not build the sandbox; 'ringfence doctor' shows whether the bwrap backend works "
+               "here, --backend native is the default";
     if (!strcmp(p->setup_step, "enter working directory"))
         return "the sandbox user cannot enter it; check its permissions or pass --chdir";
     return NULL;

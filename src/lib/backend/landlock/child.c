@@ -132,7 +132,7 @@ static _Noreturn void run_command(const rf_hostproc_ctx *c, pid_t init, const si
     if (getppid() != init)
         _exit(RF_EXIT_FAILURE); /* init is already gone */
     /* Entered with the identity the command will have. */
-    if (chdir(plan->cwd) < 0 && rf_fail(&f, "enter working directory", plan->cwd) < 0)
+    if (!c->exec && chdir(plan->cwd) < 0 && rf_fail(&f, "enter working directory", plan->cwd) < 0)
         die(c, &f);
     if (rf_limits_apply(&plan->limits, &c->how, &f) < 0)
         die(c, &f);
@@ -142,6 +142,8 @@ static _Noreturn void run_command(const rf_hostproc_ctx *c, pid_t init, const si
         die(c, &f);
     rf_fault_child_point(c->fault_fd, c->sock, "seccomp");
     sigprocmask(SIG_SETMASK, oldmask, NULL);
+    if (c->exec)
+        c->exec(c); /* another runner (bwrap) takes over from here */
     execve(plan->exec_path, plan->argv, plan->env);
     int e = errno;
     rf_msg_send(c->sock, RF_MSG_EXEC_ERROR, e, "execve", plan->exec_path);

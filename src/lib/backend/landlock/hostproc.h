@@ -39,7 +39,18 @@ typedef struct rf_hostproc_ctx {
     rf_limits_report how;    /* what enforces each limit (rlimit fallbacks) */
     bool wait_go;            /* wait for the caller's "go": cgroups attached */
     int fault_fd;            /* test builds: see util/fault.h; else -1 */
+    /* Another runner (backend/bwrap): called in the command's process in
+     * place of chdir and execve, with rlimits, ids and the parent-death
+     * signal applied; seccomp_bpf is its to hand on, not applied here. */
+    void (*exec)(const struct rf_hostproc_ctx *c);
+    const void *runner;      /* the runner's data */
 } rf_hostproc_ctx;
+
+/* spawn.c: start init with a runner in place of the command's execve
+ * (confine off; bpf, len: a filter copied into seccomp_bpf for it). */
+rf_proc *rf_hostproc_spawn_runner(const rf_plan *plan, const rf_stdio *stdio,
+                                  void (*exec)(const rf_hostproc_ctx *c), const void *runner,
+                                  const void *bpf, size_t len, rf_error **err);
 
 /* child.c: init's half; never returns. */
 _Noreturn void rf_hostproc_init(rf_hostproc_ctx *c);

@@ -81,7 +81,21 @@ static int prepare(const rf_plan *plan, rf_hostproc_ctx *c, rf_error **err)
     return 0;
 }
 
-rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
+/* A runner's filter: a copy, freed by release() like a compiled one. */
+static int copy_bpf(rf_hostproc_ctx *c, const void *bpf, size_t len, rf_error **err)
+{
+    if (!len)
+        return 0;
+    void *copy = malloc(len);
+    if (!copy)
+        return rf_error_set(err, ENOMEM, "seccomp filter");
+    memcpy(copy, bpf, len);
+    c->seccomp_bpf = copy;
+    c->seccomp_len = len;
+    return 0;
+}
+
+static rf_proc *spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_hostproc_ctx *runner, rf_error **err)
 {
     rf_backend_start start;
     if (rf_backend_start_prepare(plan, &start, err) < 0)
@@ -99,7 +113,12 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
                             .fault_fd = -1 };
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
-    if (prepare(plan, &ctx, err) < 0) {
+    if (runner) {
+        ctx.confine = false;
+        ctx.exec = runner->exec;
+        ctx.runner = runner->runner;
+    }
+    if (runner ? copy_bpf(&ctx, runner->seccomp_bpf, runner->seccomp_len, err) < 0 : prepare(plan, &ctx, err) < 0) {
         release(&ctx);
         close(sv[0]);
         close(sv[1]);
@@ -154,4 +173,17 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
     }
     rf_fault_point("spawned");
     return proc;
+}
+
+rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
+{
+    return spawn(plan, stdio, NULL, err);
+}
+
+rf_proc *rf_hostproc_spawn_runner(const rf_plan *plan, const rf_stdio *stdio,
+                                  void (*exec)(const rf_hostproc_ctx *c), const void *runner,
+                                  const void *bpf, size_t len, rf_error **err)
+{
+    rf_hostproc_ctx r = { .exec = exec, .runner = runner, .seccomp_bpf = bpf, .seccomp_len = len };
+    return spawn(plan, stdio, &r, err);
 }

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The bwrap backend's part of the plan: can bwrap run here, as whom, and
+ * what it cannot enforce. The mounts and namespaces are the native
+ * backend's (plan.c builds them for both); argv.c translates them. */
+#include "backend/bwrap/bwrap.h"
+#include "backend/backend.h"
+#include "landlock/landlock.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/strv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *const bwrap_cannot[] = {
+    "no Landlock filesystem rules: a Landlock domain that handles files forbids the mounts bwrap makes, and "
+    "bwrap applies none itself (the mount namespace alone confines the files; Landlock only scopes IPC)",
+    "pid 1 is bwrap's init, not ringfence's: the command can read its /proc entries (its environment is the "
+    "command's own) and ptrace it (same uid, no capabilities, the same seccomp filter)",
+    "/proc/sys is not a read-only mount: bwrap without set-uid mounts /proc without covering it; the user "
+    "namespace keeps host-wide sysctls unwritable",
+    "/dev has bwrap's /dev/core link (to /proc/kcore, which stays unreadable)",
+    "argv[0] is the executable's resolved path (bwrap 0.8 has no --argv0)",
+};
+
+bool rf_bwrap_scopes_ipc(const rf_plan *plan)
+{
+    struct stat st;
+    return plan->landlock != RF_LANDLOCK_OFF && rf_landlock_abi() >= 6 && stat(RF_BWRAP_PATH, &st) == 0 &&
+           !(st.st_mode & S_ISUID);
+}
+
+const char *const *rf_bwrap_cannot(size_t *n)
+{
+    *n = RF_ARRAY_SIZE(bwrap_cannot);
+    return bwrap_cannot;
+}
+
+/* bwrap without the set-uid bit (Debian's) needs unprivileged user
+ * namespaces, a mount and pid namespace and a fresh /proc: the native
+ * backend's probe checks exactly that. A set-uid bwrap makes them itself. */
+bool rf_bwrap_usable(char *why, size_t size)
+{
+    struct stat st;
+    if (stat(RF_BWRAP_PATH, &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, size, "%s is not installed (%s)", RF_BWRAP_PATH, strerror(errno ? errno : ENOENT));
+        return false;
+    }
+    if (access(RF_BWRAP_PATH, X_OK) < 0) {
+        snprintf(why, size, "%s is not executable by this user (%s)", RF_BWRAP_PATH, strerror(errno));
+        return false;
+    }
+    if (st.st_mode & S_ISUID)
+        return snprintf(why, size, "%s is set-uid root", RF_BWRAP_PATH), true;
+    char ns[200];
+    if (!rf_backend_probe_native(ns, sizeof ns)) {
+        snprintf(why, size, "%s is not set-uid, so it needs user namespaces, and they fail here: %s",
+                 RF_BWRAP_PATH, ns);
+        return false;
+    }
+    snprintf(why, size, "user namespaces work here");
+    return true;
+}
+
+char *rf_bwrap_version(void)
+{
+    if (access(RF_BWRAP_PATH, X_OK) < 0)
+        return NULL;
+    _cleanup_fclose_ FILE *f = popen(RF_BWRAP_PATH " --version 2>/dev/null", "re");
+    char line[128] = "";
+    if (!f || !fgets(line, sizeof line, f))
+        line[0] = '\0';
+    if (f) {
+        pclose(f);
+        f = NULL;
+    }
+    line[strcspn(line, "\n")] = '\0';
+    return line[0] ? strdup(line) : NULL;
+}
+
+/* A root caller: bwrap cannot map uid 0 inside to an unprivileged uid
+ * outside (that needs newuidmap), and host root inside a user namespace
+ * could still write /proc/sys. So ringfence drops to the workspace's owner
+ * (65534 when root owns it, or map_root_to) before bwrap runs, as the
+ * landlock backend does. */
+static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    struct stat st;
+    if (!policy->map_root_to_set && policy->workspace && stat(policy->workspace, &st) == 0 && st.st_uid != 0) {
+        plan->uid_host = st.st_uid;
+        plan->gid_host = st.st_gid == 0 ? 65534 : st.st_gid; /* never root's group */
+    }
+    if (plan->uid_host == 0)
+        return rf_error_set(err, 0, "backend bwrap: map_root_to is 0, so bwrap would run as host root"),
+               rf_error_hint_set(err, "set map_root_to (--map-root-to) to an unprivileged uid such as 65534");
+    plan->uid_inside = plan->uid_host;
+    plan->gid_inside = plan->gid_host;
+    plan->drop_ids = true;
+    for (size_t i = 0; i < plan->n_mounts; i++)
+        plan->mounts[i].idmap = false;
+    char *s = NULL;
+    if (asprintf(&s, "root caller: bwrap has no id-mapped mounts, so the command runs as uid %u (the "
+                     "workspace's owner, or map_root_to), and files and directories only root may read or "
+                     "write (a root-owned workspace, instance or expose) stay out of its reach",
+                 (unsigned)plan->uid_host) < 0 || rf_strv_push_take(&plan->cannot, s) < 0)
+        return rf_error_set(err, ENOMEM, "plan");
+    return 0;
+}
+
+int rf_plan_bwrap_finish(rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    char why[400];
+    if (!rf_bwrap_usable(why, sizeof why))
+        return rf_error_set(err, 0, "backend bwrap cannot run here: %s", why),
+               rf_error_hint_set(err, "install bubblewrap (apt-get install bubblewrap) and allow unprivileged "
+                                      "user namespaces, or use --backend native / landlock ('ringfence "
+                                      "doctor' shows which work)");
+    if (plan->network == RF_NET_ALLOWLIST)
+        return rf_error_set(err, 0, "network: allowlist: the bwrap backend cannot connect its network "
+                                    "namespace to ringfence's egress proxy"),
+               rf_error_hint_set(err, "use the native backend (--backend native), or --network none / host");
+    if (plan->landlock == RF_LANDLOCK_REQUIRED)
+        return rf_error_set(err, 0, "backend bwrap with landlock: required: bwrap cannot apply Landlock"),
+               rf_error_hint_set(err, "use --backend native, or drop --landlock required");
+    if (plan->caller_is_root && root_caller(plan, policy, err) < 0)
+        return -1;
+    for (size_t i = 0; i < RF_ARRAY_SIZE(bwrap_cannot); i++)
+        if (rf_strv_push(&plan->cannot, bwrap_cannot[i]) < 0)
+            return rf_error_set(err, ENOMEM, "plan");
+    return 0;
+}
