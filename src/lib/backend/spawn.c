@@ -2,6 +2,7 @@
 /* rf_spawn: hand the plan to the backend it names. rf_plan_build() has
  * already resolved auto and mapped the backends not built yet (bwrap,
  * firejail, container) to native, saying so in the plan. */
+#include "backend/container/container.h"
 #include "backend/backend.h"
 #include "backend/native/sandbox.h"
 #include "util/error.h"
@@ -14,6 +15,8 @@ RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
     case RF_BACKEND_LANDLOCK:
     case RF_BACKEND_NONE:
         return rf_hostproc_spawn(plan, stdio, err);
+    case RF_BACKEND_CONTAINER:
+        return rf_container_spawn(plan, stdio, err);
     default:
         rf_error_set(err, 0, "backend '%s' is not available", rf_backend_name(plan->backend));
         return NULL;
