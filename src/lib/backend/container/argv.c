@@ -155,6 +155,10 @@ static int add_options(char ***v, const rf_plan *plan, const rf_container_opts *
             pushf(v, "--name=%s", o->name) < 0 ? -1 : 0;
     if (r == 0 && o->image)
         r = push(v, "--pull=never");
+    /* pid 1 ignores the signals it has no handler for: the command must
+     * not be it, or a SIGTERM passed on would do nothing. */
+    if (r == 0 && o->init)
+        r = push(v, "--init");
     if (r == 0)
         r = pushf(v, "--network=%s", plan->network == RF_NET_HOST ? "host" : "none");
     if (r == 0 && plan->network != RF_NET_HOST)

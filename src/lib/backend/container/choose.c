@@ -191,6 +191,9 @@ static int list_cannot(rf_plan *plan, const struct rf_container_plan *c, char **
     for (size_t i = 0; i < sizeof always / sizeof *always; i++)
         if (rf_strv_push(&plan->cannot, always[i]) < 0)
             return -1;
+    if (!c->opts.init && rf_strv_push(&plan->cannot, "no init in the container (install catatonit): the command "
+                                                     "is pid 1 and ignores signals it has no handler for") < 0)
+        return -1;
     if (plan->landlock == RF_LANDLOCK_REQUIRED &&
         rf_strv_push(weak, "landlock: required, and a container has no Landlock equivalent") < 0)
         return -1;
@@ -250,6 +253,8 @@ static int fill(rf_plan *plan, const rf_policy *policy, struct rf_container_plan
         plan->uid_inside = plan->uid_host = 0;
         plan->gid_inside = plan->gid_host = 0;
     }
+    /* podman's default init_path (containers.conf); docker brings its own */
+    c->opts.init = c->opts.tool == RF_CT_DOCKER || access("/usr/libexec/podman/catatonit", X_OK) == 0;
     bool v2 = cgroup_v2_only();
     _cleanup_free_ char *runc = v2 ? NULL : find_tool("runc");
     if (c->opts.tool == RF_CT_PODMAN && runc && !(c->runtime = strdup("runc")))

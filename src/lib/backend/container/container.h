@@ -31,6 +31,7 @@ typedef struct rf_container_opts {
     const char *seccomp_path; /* the filter as OCI JSON, or NULL (seccomp: off) */
     unsigned long nofile;     /* --ulimit nofile: no higher than the caller's hard limit */
     unsigned long nproc;      /* --ulimit nproc */
+    bool init;                /* --init: a small init as pid 1 (podman: catatonit) */
     bool no_limits;           /* rootless on cgroup v1: memory, pids and cpu
                                  limits cannot be given (accept_weaker) */
 } rf_container_opts;
