@@ -152,7 +152,7 @@ static int add_options(char ***v, const rf_plan *plan, const rf_container_opts *
         r = pushf(v, "--runtime=%s", o->runtime);
     if (r == 0)
         r = push(v, "run") < 0 || push(v, "--rm") < 0 || push(v, "--interactive") < 0 ||
-            pushf(v, "--name=%s", o->name) < 0 ? -1 : 0;
+            pushf(v, "--name=%s", o->name) < 0 || push(v, "--sig-proxy=false") < 0 ? -1 : 0;
     if (r == 0 && o->image)
         r = push(v, "--pull=never");
     /* pid 1 ignores the signals it has no handler for: the command must

@@ -5,13 +5,12 @@
  * (backend/native/report.h), so rf_proc waits, times out and kills it like
  * any other backend:
  *
- *   TERMINATE (timeout, first step)  SIGTERM to podman, which passes it on
- *                                    (--sig-proxy, its default)
+ *   TERMINATE (timeout, first step)  `podman kill --signal=15 NAME`
  *   KILL (after the grace period)    `podman rm -f NAME`, then SIGKILL to
  *   or the channel closing           podman, then `rm -f` again: a podman
  *   (ringfence itself killed)        killed while creating the container
  *                                    leaves it behind
- *   other signals (SIGINT, ...)      forwarded to podman
+ *   other signals (SIGINT, ...)      `podman kill --signal=N NAME`
  *
  * podman's stderr passes through the supervisor, which keeps its last line:
  * exit codes 125-127 come from podman itself when that line is podman's
@@ -70,10 +69,10 @@ static void run_quiet(char *const argv[])
         ;
 }
 
-/* `podman rm -f -t 0 NAME` (docker: `docker rm -f NAME`). */
-static void remove_container(const struct rf_container_plan *c)
+/* `TOOL [--runtime=R] VERB [ARG...] NAME`, quietly, waited for. */
+static void tool_verb(const struct rf_container_plan *c, const char *verb, const char *a1, const char *a2)
 {
-    char *argv[10];
+    char *argv[8];
     size_t n = 0;
     char runtime[64];
     argv[n++] = c->tool_path;
@@ -81,15 +80,30 @@ static void remove_container(const struct rf_container_plan *c)
         snprintf(runtime, sizeof runtime, "--runtime=%s", c->runtime);
         argv[n++] = runtime;
     }
-    argv[n++] = (char *)"rm";
-    argv[n++] = (char *)"-f";
-    if (c->opts.tool == RF_CT_PODMAN) {
-        argv[n++] = (char *)"-t";
-        argv[n++] = (char *)"0";
-    }
+    argv[n++] = (char *)verb;
+    if (a1)
+        argv[n++] = (char *)a1;
+    if (a2)
+        argv[n++] = (char *)a2;
     argv[n++] = c->name;
     argv[n] = NULL;
     run_quiet(argv);
+}
+
+/* `podman rm -f -t 0 NAME` (docker: `docker rm -f NAME`). */
+static void remove_container(const struct rf_container_plan *c)
+{
+    tool_verb(c, "rm", "-f", c->opts.tool == RF_CT_PODMAN ? "--time=0" : NULL);
+}
+
+/* `podman kill --signal=N NAME`: rootless podman's --sig-proxy ends a
+ * command killed by SIGTERM with status 0 (runc, cgroup v1, checked
+ * here); podman kill gives 143 as it should. */
+static void signal_container(const struct rf_container_plan *c, int sig)
+{
+    char arg[32];
+    snprintf(arg, sizeof arg, "--signal=%d", sig);
+    tool_verb(c, "kill", arg, NULL);
 }
 
 static void force_end(sup *s)
@@ -136,7 +150,7 @@ static void on_message(sup *s)
         s->sock = -1;
         force_end(s);
     } else if (m.type == RF_MSG_TERMINATE) {
-        kill(s->tool, SIGTERM);
+        signal_container(s->c, SIGTERM);
     } else if (m.type == RF_MSG_KILL) {
         force_end(s);
     }
@@ -157,7 +171,7 @@ static int supervise(sup *s, int sigfd, int pidfd)
         if (p[2].revents & POLLIN) {
             struct signalfd_siginfo si;
             if (read(sigfd, &si, sizeof si) == sizeof si)
-                kill(s->tool, (int)si.ssi_signo);
+                signal_container(s->c, (int)si.ssi_signo);
         }
         if (p[0].revents & POLLIN)
             break;
