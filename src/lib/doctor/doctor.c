@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ringfence doctor: run the probes, then judge per backend what it can
  * enforce on this host. */
+#include "backend/container/container.h"
 #include "doctor/doctor.h"
 #include "backend/backend.h"
 #include "plan/plan.h"
@@ -162,11 +163,19 @@ static void judge_none(judge *j, const rf_doctor_report *r)
     give(j, false, NULL, "no Landlock, no seccomp filter, no_new_privs not set");
 }
 
+/* backend/container/choose.c checks the tool as a plan would. */
+static void judge_container(judge *j, const rf_doctor_report *r)
+{
+    (void)r;
+    if (rf_container_doctor(&j->b->usable, &j->b->gives, &j->b->lacks) < 0)
+        j->failed = -1;
+}
+
 int rf_doctor_judge_backends(rf_doctor_report *r)
 {
-    static const char *const names[RF_DOCTOR_N_BACKENDS] = { "native", "landlock", "none" };
+    static const char *const names[RF_DOCTOR_N_BACKENDS] = { "native", "landlock", "none", "container" };
     void (*const fns[RF_DOCTOR_N_BACKENDS])(judge *, const rf_doctor_report *) = {
-        judge_native, judge_landlock, judge_none,
+        judge_native, judge_landlock, judge_none, judge_container,
     };
     int failed = 0;
     for (int i = 0; i < RF_DOCTOR_N_BACKENDS; i++) {

@@ -26,7 +26,7 @@ typedef struct rf_doctor_backend {
     char **lacks;   /* what it cannot do here (strv) */
 } rf_doctor_backend;
 
-#define RF_DOCTOR_N_BACKENDS 3
+#define RF_DOCTOR_N_BACKENDS 4
 
 struct rf_doctor_report {
     char kernel_release[65], kernel_version[65], machine[65];
@@ -72,7 +72,7 @@ struct rf_doctor_report {
         char *bwrap, *firejail, *podman, *docker; /* full paths or NULL */
     } tools;
 
-    rf_doctor_backend backends[RF_DOCTOR_N_BACKENDS]; /* native, landlock, none */
+    rf_doctor_backend backends[RF_DOCTOR_N_BACKENDS]; /* native, landlock, none, container */
 
     /* The probe `--backend auto` runs (backend/probe.c): the native verdict
      * is its result, so doctor and auto always agree. */

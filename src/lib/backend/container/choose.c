@@ -339,3 +339,34 @@ json_t *rf_container_plan_json(const rf_plan *plan)
     return json_pack("{s:s, s:b, s:s, s:s, s:o}", "tool", c->opts.tool == RF_CT_PODMAN ? "podman" : "docker",
                      "rootless", c->opts.rootless, "name", c->name, "dir", c->dir, "argv", argv);
 }
+
+/* `ringfence doctor`: the same checks as a plan (tool, subordinate ids,
+ * cgroup version), without starting a container. */
+int rf_container_doctor(bool *usable, char ***gives, char ***lacks)
+{
+    struct rf_container_plan c = { 0 };
+    rf_error *err = NULL;
+    bool root = getuid() == 0;
+    int r = 0;
+    *usable = find_podman_or_docker(&c, !root, &err) == 0;
+    if (!*usable) {
+        r |= pushf(lacks, "%s", rf_error_message(err));
+        rf_error_free(err);
+        return r;
+    }
+    bool podman = c.opts.tool == RF_CT_PODMAN;
+    r |= pushf(gives, "%s %s%s", podman ? "podman" : "docker", c.tool_path, !root && podman ? ", rootless" : "");
+    free(c.tool_path);
+    r |= pushf(gives, "%s", podman ? "the plan's own root (--rootfs), read-only; or a local image (--image)"
+                                   : "a local image (--image): docker has no --rootfs");
+    r |= pushf(gives, "%s", "network none or host; capabilities dropped, no_new_privs, the seccomp filter as OCI JSON");
+    r |= pushf(gives, "%s", "the container removed at exit, timeout and when ringfence is killed");
+    r |= pushf(lacks, "%s", "no Landlock rules; network allowlist refused");
+    if (root)
+        r |= pushf(lacks, "%s", "a root caller's command is host uid 0 without capabilities (--accept-weaker)");
+    if (!root && podman && !cgroup_v2_only())
+        r |= pushf(lacks, "%s", "memory, pids and cpu limits (rootless podman on cgroup v1)");
+    if (podman && access("/usr/libexec/podman/catatonit", X_OK) < 0)
+        r |= pushf(lacks, "%s", "no init (install catatonit): the command is pid 1");
+    return r;
+}

@@ -59,5 +59,8 @@ int rf_container_rootfs_make(const rf_plan *plan, const char *rootfs, rf_error *
  * crossing into another file system). */
 void rf_container_dir_remove(const char *dir);
 
+/* `ringfence doctor`'s row (choose.c); returns -1 when out of memory. */
+int rf_container_doctor(bool *usable, char ***gives, char ***lacks);
+
 /* run.c */
 rf_proc *rf_container_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);
