@@ -308,10 +308,21 @@ int rf_container_plan_finish(rf_plan *plan, const rf_policy *policy, rf_error **
                         (plan->network == RF_NET_HOST ? 0 : CLONE_NEWNET) | (c->opts.rootless ? CLONE_NEWUSER : 0);
     plan->hostname = plan->network == RF_NET_HOST ? NULL : "ringfence";
     plan->landlock = RF_LANDLOCK_OFF; /* nothing applies it: the plan must not claim it */
-    if (!plan->backend_reason &&
-        asprintf(&plan->backend_reason, "container: %s%s%s", c->opts.tool == RF_CT_PODMAN ? "podman" : "docker",
-                 c->opts.rootless ? " (rootless)" : "", c->image ? ", image" : ", the plan's own root (--rootfs)") < 0)
-        plan->backend_reason = NULL;
+    char *reason = NULL;
+    if (asprintf(&reason, "container: %s%s, %s%s%s", c->opts.tool == RF_CT_PODMAN ? "podman" : "docker",
+                 c->opts.rootless ? " (rootless)" : "", c->image ? "the image " : "the plan's own root (--rootfs)",
+                 c->image ? c->image : "", "") < 0)
+        return rf_error_set(err, ENOMEM, "plan");
+    if (plan->backend_reason) { /* where the choice came from: a flag, a Mitto runner type */
+        char *both = NULL;
+        int n = asprintf(&both, "%s (%s)", reason, plan->backend_reason);
+        free(reason);
+        if (n < 0)
+            return rf_error_set(err, ENOMEM, "plan");
+        reason = both;
+        free(plan->backend_reason);
+    }
+    plan->backend_reason = reason;
     return 0;
 }
 

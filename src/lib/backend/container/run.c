@@ -316,13 +316,17 @@ rf_proc *rf_container_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
     int fds[3] = { -1, -1, -1 };
     if (stdio)
         memcpy(fds, &stdio->in_fd, sizeof fds);
-    int sv[2];
+    int sv[2] = { -1, -1 };
     pid_t pid = -1;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0 && (pid = fork()) == 0) {
         close(sv[0]);
         supervisor(c, sv[1], fds);
     }
     int e = errno;
+    if (pid < 0 && sv[0] >= 0) {
+        close(sv[0]);
+        close(sv[1]);
+    }
     int pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
     rf_proc *proc = pidfd >= 0 ? rf_proc_new(pid, pidfd, sv[0], &plan->limits) : NULL;
     if (pid > 0)
