@@ -151,14 +151,14 @@ printf 'restricted_runner:\n  default_type: exec\n' >"$SCRATCH/mitto-exec.yaml"
 check "Mitto runner exec: plan" plan_to --config "$SCRATCH/mitto-exec.yaml" -- true
 check "Mitto exec: backend none" pj 'assert p["backend"]=="none"'
 contains "Mitto exec: a warning on stderr" "$ERR" "WITHOUT a sandbox"
-for t in firejail docker; do
+for t in firejail; do
     printf 'restricted_runner:\n  default_type: %s\n' "$t" >"$SCRATCH/mitto-$t.yaml"
     check "Mitto runner $t: plan" plan_to --config "$SCRATCH/mitto-$t.yaml" -- true
     check "Mitto $t: the native backend enforces it" pj 'assert p["backend"]=="native" and "user" in p["namespaces"]'
     check "Mitto $t: the plan says so" pj 'assert "not built yet: the native backend enforces the same restrictions" in p["backend_reason"]'
     contains "Mitto $t: and stderr" "$ERR" "not built yet"
 done
-for b in firejail container; do
+for b in firejail; do
     check "--backend $b: plan" plan_to --backend "$b" -- true
     check "--backend $b: native, said in the plan" pj "assert p['backend']=='native' and p['backend_reason'].startswith('backend $b ')"
 done
@@ -187,4 +187,19 @@ if command -v bwrap >/dev/null && bw --unshare-user --disable-userns true 2>/dev
 else
     skip "--backend bwrap without user namespaces: refused" "bwrap cannot run here"
 fi
+# The container backend (podman) and Mitto's docker runner, which maps to it.
+printf 'restricted_runner:\n  default_type: docker\n' >"$SCRATCH/mitto-docker.yaml"
+if command -v podman >/dev/null; then
+    ct=(); is_root && ct=(--accept-weaker) # a root caller's command is uid 0 there
+    check "--backend container: plan" plan_to --backend container "${ct[@]}" -- true
+    check "--backend container: the podman argv in the plan" pj 'assert p["backend"]=="container" and "--cap-drop=all" in p["container"]["argv"]'
+    check "Mitto runner docker: plan" plan_to --config "$SCRATCH/mitto-docker.yaml" "${ct[@]}" -- true
+    check "Mitto docker: the container backend" pj 'assert p["backend"]=="container" and p["container"]["tool"]=="podman"'
+else
+    expect_exit 125 "--backend container without podman: refused" rf plan --backend container -- true
+    contains "the refusal names podman" "$ERR" "podman is not installed"
+fi
+expect_exit 125 "--backend container, no podman on PATH: refused, never native" env PATH=/nonexistent \
+    "$RINGFENCE" plan --backend container -- true
+contains "the refusal names podman and the fix" "$ERR" "install podman"
 expect_exit 125 "an unknown backend is an error" rf plan --backend bogus -- true

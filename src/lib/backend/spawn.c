@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rf_spawn: hand the plan to the backend it names. rf_plan_build() has
- * already resolved auto and mapped the backends not built yet (firejail,
- * container) to native, saying so in the plan. */
+ * already resolved auto and mapped the backend not built yet (firejail) to
+ * native, saying so in the plan. */
+#include "backend/container/container.h"
 #include "backend/backend.h"
 #include "backend/native/sandbox.h"
 #include "backend/bwrap/bwrap.h"
@@ -17,6 +18,8 @@ RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
         return rf_hostproc_spawn(plan, stdio, err);
     case RF_BACKEND_BWRAP:
         return rf_bwrap_spawn(plan, stdio, err);
+    case RF_BACKEND_CONTAINER:
+        return rf_container_spawn(plan, stdio, err);
     default:
         rf_error_set(err, 0, "backend '%s' is not available", rf_backend_name(plan->backend));
         return NULL;

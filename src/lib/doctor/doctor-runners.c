@@ -96,14 +96,3 @@ int rf_doctor_judge_firejail(rf_doctor_backend *b, const rf_doctor_report *r)
                ? -1 : 0;
 }
 
-int rf_doctor_judge_container(rf_doctor_backend *b, const rf_doctor_report *r)
-{
-    b->present = r->tools.podman != NULL || r->tools.docker != NULL;
-    b->version = r->runners.podman ? r->runners.podman : r->runners.docker;
-    b->usable = false;
-    return push(&b->lacks, b->present ? "backend not built yet: --backend container runs on the native "
-                                        "backend, with a warning"
-                                      : "neither podman nor docker is installed; the backend is not built "
-                                        "yet either") < 0
-               ? -1 : 0;
-}

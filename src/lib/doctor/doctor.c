@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ringfence doctor: run the probes, then judge per backend what it can
  * enforce on this host. */
+#include "backend/container/container.h"
 #include "doctor/doctor.h"
 #include "backend/backend.h"
 #include "plan/plan.h"
@@ -176,9 +177,12 @@ static void judge_firejail(judge *j, const rf_doctor_report *r)
         j->failed = -1;
 }
 
+/* backend/container/choose.c checks the tool as a plan would. */
 static void judge_container(judge *j, const rf_doctor_report *r)
 {
-    if (rf_doctor_judge_container(j->b, r) < 0)
+    j->b->present = r->tools.podman != NULL || r->tools.docker != NULL;
+    j->b->version = r->runners.podman ? r->runners.podman : r->runners.docker;
+    if (rf_container_doctor(&j->b->usable, &j->b->gives, &j->b->lacks) < 0)
         j->failed = -1;
 }
 

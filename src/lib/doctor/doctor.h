@@ -105,6 +105,5 @@ void rf_doctor_probe_runners(rf_doctor_report *r);
 void rf_doctor_free_runners(rf_doctor_report *r);
 int rf_doctor_judge_bwrap(rf_doctor_backend *b, const rf_doctor_report *r);
 int rf_doctor_judge_firejail(rf_doctor_backend *b, const rf_doctor_report *r);
-int rf_doctor_judge_container(rf_doctor_backend *b, const rf_doctor_report *r);
 /* Backends from the probes above (doctor.c). Returns -1 on ENOMEM. */
 int rf_doctor_judge_backends(rf_doctor_report *r);

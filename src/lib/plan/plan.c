@@ -2,6 +2,7 @@
 /* rf_plan_build: turn a resolved policy and a command into the concrete
  * plan every backend executes. Pure except for looking at the host
  * filesystem (which system paths exist, where the executable is). */
+#include "backend/container/container.h"
 #include "plan/plan.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -259,8 +260,9 @@ static int check_argv(char *const argv[], rf_error **err)
  * the proxy's port. That is not an allowlist, so it is refused outright. */
 static int check_network_backend(const rf_plan *plan, rf_error **err)
 {
-    if (plan->network != RF_NET_ALLOWLIST || plan->backend == RF_BACKEND_NATIVE || plan->backend == RF_BACKEND_BWRAP)
-        return 0; /* bwrap: refused with its own reason (backend/bwrap/plan.c) */
+    if (plan->network != RF_NET_ALLOWLIST || plan->backend == RF_BACKEND_NATIVE ||
+        plan->backend == RF_BACKEND_BWRAP || plan->backend == RF_BACKEND_CONTAINER)
+        return 0; /* bwrap and container refuse with their own reason (their plan.c) */
     rf_error_set(err, 0, "network: allowlist: the %s backend has no network namespace, so it cannot "
                          "confine the command to the proxy", rf_backend_name(plan->backend));
     return rf_error_hint_set(err, "use the native backend (--backend native), or --network none / host");
@@ -373,6 +375,7 @@ RF_EXPORT void rf_plan_free(rf_plan *plan)
     free(plan->cwd);
     free(plan->instance_root);
     free(plan->container_image);
+    rf_container_plan_free(plan->container);
     rf_net_policy_clear(&plan->net);
     free(plan);
 }

@@ -92,6 +92,8 @@ struct rf_plan {
     char *container_image; /* container.image (Mitto docker.image), or NULL:
                               the userland of the container backend and of
                               `ringfence export k8s` */
+    struct rf_container_plan *container; /* backend container: its tool, argv
+                                            (backend/container/), or NULL */
 };
 
 /* Default PATH inside the sandbox. */

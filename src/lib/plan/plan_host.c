@@ -16,6 +16,7 @@
  *
  * Also here: `--backend auto` and the runner types whose backend is not
  * built yet. */
+#include "backend/container/container.h"
 #include "plan/plan.h"
 #include "backend/backend.h"
 #include "backend/bwrap/bwrap.h"
@@ -63,7 +64,6 @@ int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **er
             r = -1;
         break;
     case RF_BACKEND_FIREJAIL:
-    case RF_BACKEND_CONTAINER:
         /* Never a silent change: native is at least as strict, and says so. */
         r = asprintf(&plan->backend_reason,
                      "backend %s (%s) is not built yet: the native backend enforces the same "
@@ -450,6 +450,8 @@ int rf_plan_host_finish(rf_plan *plan, const rf_policy *policy, rf_error **err)
         return rf_plan_bwrap_finish(plan, policy, err); /* namespaces: native's */
     plan->clone_flags = 0;
     plan->hostname = NULL;
+    if (plan->backend == RF_BACKEND_CONTAINER)
+        return rf_container_plan_finish(plan, policy, err);
     if (plan->backend == RF_BACKEND_NONE)
         return finish_none(plan) < 0 ? rf_error_set(err, ENOMEM, "plan") : 0;
     return finish_landlock(plan, policy, err);

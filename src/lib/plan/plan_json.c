@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The plan as JSON: what `ringfence plan` prints and what debug logging
  * shows before every start ("linux isolation mount plan", seed 000). */
+#include "backend/container/container.h"
 #include "plan/plan.h"
 #include "landlock/landlock.h"
 #include "backend/bwrap/bwrap.h"
@@ -145,6 +146,8 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     json_object_set_new(o, "mounts", native || bwrap ? mounts_json(plan) : json_array());
     if (bwrap)
         json_object_set_new(o, "bwrap", rf_bwrap_plan_json(plan));
+    if (plan->container) /* the container backend: the exact podman/docker argv */
+        json_object_set_new(o, "container", rf_container_plan_json(plan));
     json_object_set_new(o, "instance_root", json_string(plan->instance_root));
     json_object_set_new(o, "limits", limits_json(plan));
     /* The ABI this kernel offers; the rights are stripped to it at start. */
