@@ -275,9 +275,11 @@ static int mount_one(const rf_plan *plan, size_t i, int rootfd, int src_fd, copy
         return rf_fail(f, create ? "mount point" : "mount point (inside a read-only bind)", m->target);
     }
     int mfd = -1;
+    bool borrowed = false; /* a captured bind: its fd is closed with the others */
     switch (m->type) {
     case RF_MOUNT_BIND:
-        mfd = dup(src_fd);
+        mfd = src_fd;
+        borrowed = true;
         break;
     case RF_MOUNT_TMPFS:
         mfd = new_tmpfs(m->mode);
@@ -311,13 +313,14 @@ static int mount_one(const rf_plan *plan, size_t i, int rootfd, int src_fd, copy
     }
     if (mfd < 0 || attach(mfd, tfd) < 0) {
         int saved = errno;
-        if (mfd >= 0)
+        if (mfd >= 0 && !borrowed)
             close(mfd);
         close(tfd);
         errno = saved;
         return rf_fail(f, m->type == RF_MOUNT_PROC ? "mount /proc" : "mount", m->target);
     }
-    close(mfd);
+    if (!borrowed)
+        close(mfd);
     close(tfd);
     return 0;
 }
