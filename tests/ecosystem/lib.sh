@@ -6,7 +6,8 @@
 #   . lib.sh; eco_install || exit 0     sets ECO (the install directory)
 #
 # The cache is $RINGFENCE_TEST_CACHE, else /var/cache/ringfence-tests when
-# writable, else ~/.cache/ringfence-tests. Without node/npm, or with no
+# writable, else ~/.cache/ringfence-tests; a complete install in any of
+# them is used. Without node/npm, or with no
 # cached install and no registry, every test of the calling script is
 # skipped with the reason (eco_skip prints it as TAP).
 eco_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,9 +31,14 @@ eco_install() {
         { ECO_WHY="node/npm not installed"; return 1; }
     local key root
     key=$(sha256sum "$eco_here/package-lock.json" | cut -c1-16)
+    # A complete install anywhere is used, even where this user cannot
+    # write (root's, for the unprivileged test user).
+    for root in ${RINGFENCE_TEST_CACHE:-} /var/cache/ringfence-tests "${XDG_CACHE_HOME:-$HOME/.cache}/ringfence-tests"; do
+        ECO=$root/ecosystem-$key
+        [ -f "$ECO/.complete" ] && return 0
+    done
     root=$(eco_cache_root)
     ECO=$root/ecosystem-$key
-    [ -f "$ECO/.complete" ] && return 0
     if ! timeout 30 npm ping >/dev/null 2>&1; then
         ECO_WHY="the npm registry cannot be reached and nothing is cached in $ECO"
         return 1
