@@ -310,7 +310,10 @@ int rf_instance_remove_tree(const char *path)
     int rc = parent < 0 ? -1 : remove_at(parent, slash + 1);
     /* A tree of an instance with a subordinate id of its own: the caller
      * may delete it only as 0 of a namespace where that id is mapped. */
-    if (rc < 0 && (errno == EACCES || errno == EPERM) && geteuid() != 0)
-        rc = rf_subid_remove_tree(path);
+    if (rc < 0 && (errno == EACCES || errno == EPERM) && geteuid() != 0) {
+        int e = errno;
+        if ((rc = rf_subid_remove_tree(path)) < 0)
+            errno = e; /* no range, or it failed too: the first reason counts */
+    }
     return rc;
 }
