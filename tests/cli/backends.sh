@@ -167,7 +167,7 @@ done
 if rf plan --backend bwrap -- true >/dev/null 2>&1; then
     check "--backend bwrap: plan" plan_to --backend bwrap -- true
     check "--backend bwrap: the plan names bwrap" pj "assert p['backend']=='bwrap'"
-    check "--backend bwrap: the plan shows bwrap's argv" pj "a=p['bwrap']['argv']; assert a[0]=='/usr/bin/bwrap' and '--unshare-net' in a and '--seccomp' in a and a[-1]=='true'"
+    check "--backend bwrap: the plan shows bwrap's argv" pj "a=p['bwrap']['argv']; assert a[0]=='/usr/bin/bwrap' and '--unshare-net' in a and '--seccomp' in a and a[-1].endswith('/true')"
     check "--backend bwrap: the plan's cannot list names Landlock" pj "assert any('no Landlock' in c for c in p['cannot'])"
     expect_exit 0 "--backend bwrap: runs" rf run --backend bwrap -- "$PROBE" status
     contains "--backend bwrap: ... under seccomp" "$OUT" "Seccomp:	2"
@@ -175,6 +175,9 @@ if rf plan --backend bwrap -- true >/dev/null 2>&1; then
     printf 'restricted_runner:\n  default_type: bwrap\n' >"$SCRATCH/mitto-bwrap.yaml"
     check "Mitto runner bwrap: plan" plan_to --config "$SCRATCH/mitto-bwrap.yaml" -- true
     check "Mitto bwrap: backend bwrap" pj 'assert p["backend"]=="bwrap"'
+    rf doctor --json >"$SCRATCH/d.json" 2>/dev/null || true
+    check "doctor: bwrap present and usable, with its version and what it cannot do" python3 -c "import json; b=json.load(open('$SCRATCH/d.json'))['backends']['bwrap']; assert b['present'] and b['usable'] and b['version'].startswith('bubblewrap') and any('no Landlock' in l for l in b['lacks'])"
+    check "doctor: firejail and container reported, present or not" python3 -c "import json; d=json.load(open('$SCRATCH/d.json'))['backends']; assert all('present' in d[k] and 'version' in d[k] for k in ('firejail','container','native'))"
 else
     skip "--backend bwrap" "bwrap cannot run here"
 fi
