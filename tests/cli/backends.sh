@@ -198,6 +198,15 @@ if command -v podman >/dev/null; then
     check "--backend container: the podman argv in the plan" pj 'assert p["backend"]=="container" and "--cap-drop=all" in p["container"]["argv"]'
     check "Mitto runner docker: plan" plan_to --config "$SCRATCH/mitto-docker.yaml" "${ct[@]}" -- true
     check "Mitto docker: the container backend" pj 'assert p["backend"]=="container" and p["container"]["tool"]=="podman"'
+    printf 'restricted_runner:\n  default_type: docker\n  default_restrictions:\n    docker:\n      memory_limit: 512m\n      cpu_limit: "1.5"\n' \
+        >"$SCRATCH/mitto-docker-limits.yaml"
+    if is_root || [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+        check "Mitto docker memory/cpu: plan" plan_to --config "$SCRATCH/mitto-docker-limits.yaml" "${ct[@]}" -- true
+        check "Mitto docker memory/cpu: in podman's argv" pj 'a = p["container"]["argv"]; assert "--memory=536870912" in a and "--cpus=1.5" in a, a'
+    else
+        expect_exit 125 "Mitto docker memory/cpu, rootless on cgroup v1: refused" rf plan --config "$SCRATCH/mitto-docker-limits.yaml" -- true
+        contains "the refusal says why" "$ERR" "cgroup v1"
+    fi
 else
     expect_exit 125 "--backend container without podman: refused" rf plan --backend container -- true
     contains "the refusal names podman" "$ERR" "podman is not installed"
