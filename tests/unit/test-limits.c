@@ -16,7 +16,7 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define UNDER_ASAN 1 /* ASan or TSan: both reserve huge shadow mappings */
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) /* clang */
 #define UNDER_ASAN 1
 #endif
 #endif
