@@ -28,8 +28,11 @@ for _ in $(seq 100); do
     sleep 0.02
 done
 sleep 0.3
-rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
-echo "   supervisor (ringfence run): $(rss "$sup") KiB RSS; sandbox init: $(rss "${init:-0}") KiB RSS"
+# RssAnon is what the process costs the machine alone; RssFile is mostly
+# pages of libc and the binary that every process mapping them shares.
+mem() { awk '/^(VmRSS|RssAnon|RssFile):/ {printf "%s %s KiB  ", $1, $2}' "/proc/$1/status" 2>/dev/null; }
+echo "   supervisor (ringfence run): $(mem "$sup")"
+echo "   sandbox init:               $(mem "${init:-0}")"
 wait "$sup"
 
 echo
