@@ -35,17 +35,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int pushf(char ***v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int pushf(char ***v, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    int n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    return n < 0 ? -1 : rf_strv_push_take(v, s);
-}
-
 int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     rf_backend_kind kind = policy->backend;
@@ -56,7 +45,7 @@ int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **er
         if (rf_backend_choose_auto(&kind, &plan->backend_reason, err) < 0)
             return -1;
         if (kind != RF_BACKEND_NATIVE)
-            r = pushf(&plan->warnings, "backend %s", plan->backend_reason);
+            r = rf_strv_pushf(&plan->warnings, "backend %s", plan->backend_reason);
         break;
     case RF_BACKEND_BWRAP:
         /* Built (backend/bwrap): never replaced; refused where it cannot run. */
@@ -244,7 +233,7 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
                                       "owner's uid, make the path searchable for uid %u, or use --backend native",
                                  (unsigned)plan->uid_host);
     if (!usable_as(policy->workspace, plan->uid_host, plan->gid_host, 3) &&
-        pushf(&plan->warnings, "backend landlock: the command runs as uid %u (%s), which cannot "
+        rf_strv_pushf(&plan->warnings, "backend landlock: the command runs as uid %u (%s), which cannot "
                                "write the workspace %s", (unsigned)plan->uid_host, from, policy->workspace) < 0)
         return rf_error_set(err, ENOMEM, "plan");
     /* The instance root and below are made usable at start (common.c);
@@ -254,7 +243,7 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
     if (slash)
         *(slash == above ? slash + 1 : slash) = '\0';
     if (above && !usable_as(above, plan->uid_host, plan->gid_host, 1) &&
-        pushf(&plan->warnings, "backend landlock: the command runs as uid %u (%s), which cannot "
+        rf_strv_pushf(&plan->warnings, "backend landlock: the command runs as uid %u (%s), which cannot "
                                "reach its HOME under %s; set RINGFENCE_HOME to a directory it can reach",
               (unsigned)plan->uid_host, from, plan->instance_root) < 0)
         return rf_error_set(err, ENOMEM, "plan");
@@ -278,7 +267,7 @@ static int ro_inside_rw(const rf_plan *plan, const rf_mount *ro, weaker *w)
         const rf_mount *rw = &plan->mounts[j];
         if (rw->type == RF_MOUNT_BIND && rw->writable && strcmp(rw->source, ro->source) &&
             rf_path_is_beneath(ro->source, rw->source))
-            return pushf(&w->problems, "%s would be writable, not read-only (it lies inside the "
+            return rf_strv_pushf(&w->problems, "%s would be writable, not read-only (it lies inside the "
                                        "writable %s)", ro->source, rw->source);
     }
     return 0;
@@ -287,14 +276,14 @@ static int ro_inside_rw(const rf_plan *plan, const rf_mount *ro, weaker *w)
 static int find_problems(const rf_plan *plan, const rf_policy *policy, int abi, weaker *w)
 {
     /* Always: what namespaces would give and Landlock cannot. */
-    int r = pushf(&w->problems, "no namespaces: host processes stay visible, and /tmp cannot be a private "
+    int r = rf_strv_pushf(&w->problems, "no namespaces: host processes stay visible, and /tmp cannot be a private "
                                 "mount (the host's /tmp is %s; TMPDIR points into the instance root)",
                   policy->share_tmp ? "shared, share_tmp" : "out of reach instead");
     for (size_t i = 0; r == 0 && i < policy->n_exposes; i++) {
         const rf_expose *e = &policy->exposes[i];
         if (strcmp(e->source, e->target) != 0) {
             w->remap = true;
-            r = pushf(&w->problems, "expose %s:%s cannot be remapped: the command would see it at %s",
+            r = rf_strv_pushf(&w->problems, "expose %s:%s cannot be remapped: the command would see it at %s",
                       e->source, e->target, e->source);
         }
     }
@@ -302,16 +291,16 @@ static int find_problems(const rf_plan *plan, const rf_policy *policy, int abi, 
         r = ro_inside_rw(plan, &plan->mounts[i], w);
     for (size_t i = 0; r == 0 && i < plan->n_mounts; i++)
         if (!strcmp(plan->mounts[i].why, "protected"))
-            r = pushf(&w->problems, "protected path %s would be writable (Landlock cannot make a "
+            r = rf_strv_pushf(&w->problems, "protected path %s would be writable (Landlock cannot make a "
                                     "read-only hole in the writable workspace)", plan->mounts[i].target);
     if (r == 0 && abi < 3)
-        r = pushf(&w->problems, "your files outside the sandbox could be truncated (truncate(2) is "
+        r = rf_strv_pushf(&w->problems, "your files outside the sandbox could be truncated (truncate(2) is "
                                 "checked from Landlock ABI 3, this kernel has %d)", abi);
     if (r == 0 && abi < 6)
-        r = pushf(&w->problems, "signals and abstract unix sockets are not scoped (needs Landlock ABI 6, "
+        r = rf_strv_pushf(&w->problems, "signals and abstract unix sockets are not scoped (needs Landlock ABI 6, "
                                 "this kernel has %d): the command could signal your other processes", abi);
     if (r == 0 && plan->network == RF_NET_NONE && plan->seccomp == RF_SECCOMP_OFF)
-        r = pushf(&w->problems, "network: none: %s pass with seccomp off (Landlock %s)",
+        r = rf_strv_pushf(&w->problems, "network: none: %s pass with seccomp off (Landlock %s)",
                   abi >= 4 ? "UDP and other non-TCP traffic would" : "all traffic would",
                   abi >= 4 ? "covers TCP only" : "TCP rules need ABI 4");
     return r;
@@ -351,12 +340,12 @@ static int list_cannot(rf_plan *plan, int abi)
         if (rf_strv_push(&plan->cannot, landlock_cannot[i]) < 0)
             return -1;
     if (abi < 4 && plan->network == RF_NET_NONE &&
-        pushf(&plan->cannot, "TCP is not checked by Landlock (needs ABI 4, this kernel has %d)", abi) < 0)
+        rf_strv_pushf(&plan->cannot, "TCP is not checked by Landlock (needs ABI 4, this kernel has %d)", abi) < 0)
         return -1;
-    if (abi < 3 && pushf(&plan->cannot, "truncate(2) is not checked (needs Landlock ABI 3, this kernel "
+    if (abi < 3 && rf_strv_pushf(&plan->cannot, "truncate(2) is not checked (needs Landlock ABI 3, this kernel "
                                         "has %d)", abi) < 0)
         return -1;
-    if (abi < 6 && pushf(&plan->cannot, "no scoping of signals and abstract unix sockets (needs "
+    if (abi < 6 && rf_strv_pushf(&plan->cannot, "no scoping of signals and abstract unix sockets (needs "
                                         "Landlock ABI 6, this kernel has %d)", abi) < 0)
         return -1;
     if (plan->share_tmp && rf_strv_push(&plan->cannot, "/tmp is the host's (share_tmp): files other users "
@@ -407,7 +396,7 @@ static int finish_landlock(rf_plan *plan, const rf_policy *policy, rf_error **er
         return -1;
     }
     for (size_t i = 0; r == 0 && w.problems && w.problems[i]; i++)
-        r = pushf(&plan->warnings, "backend landlock, weaker sandbox accepted (accept_weaker): %s", w.problems[i]);
+        r = rf_strv_pushf(&plan->warnings, "backend landlock, weaker sandbox accepted (accept_weaker): %s", w.problems[i]);
     rf_strv_free(w.problems);
     plan->share_tmp = policy->share_tmp;
     if (r == 0 && plan->share_tmp)

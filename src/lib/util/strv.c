@@ -2,6 +2,7 @@
 #include "util/strv.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,16 @@ int rf_strv_push_take(char ***v, char *s)
 int rf_strv_push(char ***v, const char *s)
 {
     return rf_strv_push_take(v, strdup(s));
+}
+
+int rf_strv_pushf(char ***v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    return rf_strv_push_take(v, n < 0 ? NULL : s);
 }
 
 int rf_strv_push_unique(char ***v, const char *s)

@@ -11,6 +11,8 @@ int rf_strv_push(char ***v, const char *s);
 int rf_strv_push_unique(char ***v, const char *s);
 /* Append, taking ownership of s (freed on failure). */
 int rf_strv_push_take(char ***v, char *s);
+/* Append a printf-formatted string. */
+int rf_strv_pushf(char ***v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool rf_strv_contains(char *const *v, const char *s);
 char **rf_strv_copy(char *const *v);
 void rf_strv_free(char **v);

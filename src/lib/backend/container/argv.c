@@ -24,17 +24,6 @@ static int push(char ***v, const char *s)
     return rf_strv_push(v, s);
 }
 
-static int pushf(char ***v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int pushf(char ***v, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    int n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    return n < 0 ? -1 : rf_strv_push_take(v, s);
-}
-
 static bool under_dev(const char *p)
 {
     return !strcmp(p, "/dev") || !strncmp(p, "/dev/", 5);
@@ -64,7 +53,7 @@ static int add_bind(char ***v, const rf_container_opts *o, const char *src, cons
 {
     if (push(v, "--mount") < 0)
         return -1;
-    return pushf(v, "type=bind,source=%s,destination=%s%s", src, dst,
+    return rf_strv_pushf(v, "type=bind,source=%s,destination=%s%s", src, dst,
                  rw ? "" : o->tool == RF_CT_PODMAN ? ",ro=true" : ",readonly");
 }
 
@@ -74,7 +63,7 @@ static int add_tmpfs(char ***v, const rf_container_opts *o, const rf_mount *m)
         return -1;
     /* podman copies the image's content into a tmpfs by default
      * (tmpcopyup), which fails in a user namespace on a --rootfs. */
-    return pushf(v, "type=tmpfs,destination=%s,tmpfs-mode=%o%s%s", m->target, m->mode ? m->mode : 0755,
+    return rf_strv_pushf(v, "type=tmpfs,destination=%s,tmpfs-mode=%o%s%s", m->target, m->mode ? m->mode : 0755,
                  o->tool == RF_CT_PODMAN ? ",notmpcopyup" : "",
                  m->writable ? "" : o->tool == RF_CT_PODMAN ? ",ro=true" : ",readonly");
 }
@@ -119,7 +108,7 @@ static int add_identity(char ***v, const rf_plan *plan, const rf_container_opts 
         return -1;
     if (o->host_root)
         return push(v, "0:0");
-    return pushf(v, "%u:%u", (unsigned)plan->uid_inside, (unsigned)plan->gid_inside);
+    return rf_strv_pushf(v, "%u:%u", (unsigned)plan->uid_inside, (unsigned)plan->gid_inside);
 }
 
 static int add_limits(char ***v, const rf_plan *plan, const rf_container_opts *o)
@@ -127,20 +116,20 @@ static int add_limits(char ***v, const rf_plan *plan, const rf_container_opts *o
     const rf_limits *l = &plan->limits;
     int r = 0;
     if (r == 0)
-        r = pushf(v, "--ulimit=nofile=%lu:%lu", o->nofile, o->nofile);
+        r = rf_strv_pushf(v, "--ulimit=nofile=%lu:%lu", o->nofile, o->nofile);
     if (r == 0)
-        r = pushf(v, "--ulimit=nproc=%lu:%lu", o->nproc, o->nproc);
+        r = rf_strv_pushf(v, "--ulimit=nproc=%lu:%lu", o->nproc, o->nproc);
     if (o->no_limits)
         return r;
     /* The same value as swap limit: memory + swap, so no swap at all. */
     if (r == 0 && l->memory_bytes)
-        r = pushf(v, "--memory=%llu", (unsigned long long)l->memory_bytes);
+        r = rf_strv_pushf(v, "--memory=%llu", (unsigned long long)l->memory_bytes);
     if (r == 0 && l->memory_bytes)
-        r = pushf(v, "--memory-swap=%llu", (unsigned long long)l->memory_bytes);
+        r = rf_strv_pushf(v, "--memory-swap=%llu", (unsigned long long)l->memory_bytes);
     if (r == 0 && l->pids)
-        r = pushf(v, "--pids-limit=%llu", (unsigned long long)l->pids);
+        r = rf_strv_pushf(v, "--pids-limit=%llu", (unsigned long long)l->pids);
     if (r == 0 && l->cpu > 0)
-        r = pushf(v, "--cpus=%g", l->cpu);
+        r = rf_strv_pushf(v, "--cpus=%g", l->cpu);
     return r;
 }
 
@@ -149,10 +138,10 @@ static int add_options(char ***v, const rf_plan *plan, const rf_container_opts *
     bool podman = o->tool == RF_CT_PODMAN;
     int r = push(v, o->tool_path);
     if (r == 0 && o->runtime)
-        r = pushf(v, "--runtime=%s", o->runtime);
+        r = rf_strv_pushf(v, "--runtime=%s", o->runtime);
     if (r == 0)
         r = push(v, "run") < 0 || push(v, "--rm") < 0 || push(v, "--interactive") < 0 ||
-            pushf(v, "--name=%s", o->name) < 0 || push(v, "--sig-proxy=false") < 0 ? -1 : 0;
+            rf_strv_pushf(v, "--name=%s", o->name) < 0 || push(v, "--sig-proxy=false") < 0 ? -1 : 0;
     if (r == 0 && o->image)
         r = push(v, "--pull=never");
     /* pid 1 ignores the signals it has no handler for: the command must
@@ -160,13 +149,13 @@ static int add_options(char ***v, const rf_plan *plan, const rf_container_opts *
     if (r == 0 && o->init)
         r = push(v, "--init");
     if (r == 0)
-        r = pushf(v, "--network=%s", plan->network == RF_NET_HOST ? "host" : "none");
+        r = rf_strv_pushf(v, "--network=%s", plan->network == RF_NET_HOST ? "host" : "none");
     if (r == 0 && plan->network != RF_NET_HOST)
         r = push(v, "--hostname=ringfence");
     if (r == 0)
         r = push(v, "--cap-drop=all") < 0 || push(v, "--security-opt=no-new-privileges") < 0 ? -1 : 0;
     if (r == 0)
-        r = o->seccomp_path ? pushf(v, "--security-opt=seccomp=%s", o->seccomp_path)
+        r = o->seccomp_path ? rf_strv_pushf(v, "--security-opt=seccomp=%s", o->seccomp_path)
                             : push(v, "--security-opt=seccomp=unconfined");
     if (r == 0)
         r = push(v, "--read-only");
@@ -179,7 +168,7 @@ static int add_options(char ***v, const rf_plan *plan, const rf_container_opts *
     if (r == 0)
         r = add_identity(v, plan, o);
     if (r == 0)
-        r = pushf(v, "--workdir=%s", plan->cwd);
+        r = rf_strv_pushf(v, "--workdir=%s", plan->cwd);
     if (r == 0 && podman)
         r = push(v, "--unsetenv-all");
     for (size_t i = 0; r == 0 && plan->env && plan->env[i]; i++)

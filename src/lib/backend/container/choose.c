@@ -40,17 +40,6 @@
 
 #define NPROC_MAX 4096UL
 
-static int pushf(char ***v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int pushf(char ***v, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    int n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    return n < 0 ? -1 : rf_strv_push_take(v, s);
-}
-
 /* The first executable `name` on PATH (the caller's, as a shell would). */
 static char *find_tool(const char *name)
 {
@@ -225,7 +214,7 @@ static int refuse_or_warn(rf_plan *plan, const rf_policy *policy, char **weak, r
         strcat(all, weak[i]);
     }
     if (policy->accept_weaker)
-        return pushf(&plan->warnings, "backend container, weaker sandbox accepted (accept_weaker): %s", all) < 0
+        return rf_strv_pushf(&plan->warnings, "backend container, weaker sandbox accepted (accept_weaker): %s", all) < 0
                    ? rf_error_set(err, ENOMEM, "plan") : 0;
     rf_error_set(err, 0, "backend container cannot honour this policy: %s", all);
     return rf_error_hint_set(err, "accept the weaker sandbox by name with --accept-weaker (accept_weaker: true "
@@ -361,23 +350,23 @@ int rf_container_doctor(bool *usable, char ***gives, char ***lacks)
     int r = 0;
     *usable = find_podman_or_docker(&c, !root, &err) == 0;
     if (!*usable) {
-        r |= pushf(lacks, "%s", rf_error_message(err));
+        r |= rf_strv_pushf(lacks, "%s", rf_error_message(err));
         rf_error_free(err);
         return r;
     }
     bool podman = c.opts.tool == RF_CT_PODMAN;
-    r |= pushf(gives, "%s %s%s", podman ? "podman" : "docker", c.tool_path, !root && podman ? ", rootless" : "");
+    r |= rf_strv_pushf(gives, "%s %s%s", podman ? "podman" : "docker", c.tool_path, !root && podman ? ", rootless" : "");
     free(c.tool_path);
-    r |= pushf(gives, "%s", podman ? "the plan's own root (--rootfs), read-only; or a local image (--image)"
+    r |= rf_strv_pushf(gives, "%s", podman ? "the plan's own root (--rootfs), read-only; or a local image (--image)"
                                    : "a local image (--image): docker has no --rootfs");
-    r |= pushf(gives, "%s", "network none or host; capabilities dropped, no_new_privs, the seccomp filter as OCI JSON");
-    r |= pushf(gives, "%s", "the container removed at exit, timeout and when ringfence is killed");
-    r |= pushf(lacks, "%s", "no Landlock rules; network allowlist refused");
+    r |= rf_strv_pushf(gives, "%s", "network none or host; capabilities dropped, no_new_privs, the seccomp filter as OCI JSON");
+    r |= rf_strv_pushf(gives, "%s", "the container removed at exit, timeout and when ringfence is killed");
+    r |= rf_strv_pushf(lacks, "%s", "no Landlock rules; network allowlist refused");
     if (root)
-        r |= pushf(lacks, "%s", "a root caller's command is host uid 0 without capabilities (--accept-weaker)");
+        r |= rf_strv_pushf(lacks, "%s", "a root caller's command is host uid 0 without capabilities (--accept-weaker)");
     if (!root && podman && !cgroup_v2_only())
-        r |= pushf(lacks, "%s", "memory, pids and cpu limits (rootless podman on cgroup v1)");
+        r |= rf_strv_pushf(lacks, "%s", "memory, pids and cpu limits (rootless podman on cgroup v1)");
     if (podman && access("/usr/libexec/podman/catatonit", X_OK) < 0)
-        r |= pushf(lacks, "%s", "no init (install catatonit): the command is pid 1");
+        r |= rf_strv_pushf(lacks, "%s", "no init (install catatonit): the command is pid 1");
     return r;
 }
