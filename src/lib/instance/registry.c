@@ -197,27 +197,38 @@ int rf_instance_meta_read(rf_instance *in, rf_error **err)
     return rc;
 }
 
-static bool uid_taken_by_instance(const char *root, uid_t uid)
+/* Does any instance's metadata (NAME.json in the root) satisfy match? */
+static bool any_instance(const char *root, bool (*match)(json_t *meta, json_int_t value), json_int_t value)
 {
     _cleanup_free_ char *dir = rf_instance_path_of(root, NULL, NULL);
     DIR *d = dir ? opendir(dir) : NULL;
     if (!d)
         return false;
-    bool taken = false;
+    bool found = false;
     struct dirent *e;
-    while (!taken && (e = readdir(d))) {
+    while (!found && (e = readdir(d))) {
         size_t n = strlen(e->d_name);
         if (n < 6 || strcmp(e->d_name + n - 5, ".json") || e->d_name[0] == '.')
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         json_t *o = json_load_file(path, 0, NULL);
-        taken = o && json_integer_value(json_object_get(o, "uid")) == (json_int_t)uid &&
-                json_is_true(json_object_get(o, "own_identity"));
+        found = o && match(o, value);
         json_decref(o);
     }
     closedir(d);
-    return taken;
+    return found;
+}
+
+static bool has_own_uid(json_t *meta, json_int_t uid)
+{
+    return json_integer_value(json_object_get(meta, "uid")) == uid &&
+           json_is_true(json_object_get(meta, "own_identity"));
+}
+
+static bool uid_taken_by_instance(const char *root, uid_t uid)
+{
+    return any_instance(root, has_own_uid, (json_int_t)uid);
 }
 
 /* The lowest id of the range that no account and no other instance has,
@@ -235,27 +246,15 @@ int rf_instance_pick_uid(const char *root, uid_t *out, rf_error **err)
     return rf_error_hint_set(err, "remove instances you no longer need: ringfence instance list");
 }
 
+static bool has_slot(json_t *meta, json_int_t slot)
+{
+    return json_is_true(json_object_get(meta, "subordinate")) &&
+           json_integer_value(json_object_get(meta, "slot")) == slot;
+}
+
 static bool slot_taken(const char *root, unsigned long slot)
 {
-    _cleanup_free_ char *dir = rf_instance_path_of(root, NULL, NULL);
-    DIR *d = dir ? opendir(dir) : NULL;
-    if (!d)
-        return false;
-    bool taken = false;
-    struct dirent *e;
-    while (!taken && (e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (n < 6 || strcmp(e->d_name + n - 5, ".json") || e->d_name[0] == '.')
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        json_t *o = json_load_file(path, 0, NULL);
-        taken = o && json_is_true(json_object_get(o, "subordinate")) &&
-                json_integer_value(json_object_get(o, "slot")) == (json_int_t)slot;
-        json_decref(o);
-    }
-    closedir(d);
-    return taken;
+    return any_instance(root, has_slot, (json_int_t)slot);
 }
 
 /* The lowest slot of the caller's subordinate range no other instance of
