@@ -74,9 +74,18 @@ elif grep -q "^$(id -un):" /etc/subuid 2>/dev/null && grep -q "^$(id -un):" /etc
     expect_exit 0 "inside, A still sees itself as the caller's uid" rf run --instance own-a -- id -u
     check "...($OUT)" test "$OUT" = "$(id -u)"
     check "the caller itself cannot read B's home either (it is not B)" test ! -r "$inst/own-b/home/note"
-    RINGFENCE_TEST_INSTANCE_FAULT_STEP=create:7 rf instance create own-c --own-identity >/dev/null 2>&1
-    expect_exit 0 "gc removes a half-made tree owned by a subordinate id" rf instance gc
-    check "...it is gone" test ! -e "$inst/own-c"
+    # A create killed half-way (the test-only hook; without it compiled in,
+    # the create just completes, and there is nothing half-made to collect).
+    hook_rc=0
+    RINGFENCE_TEST_INSTANCE_FAULT_STEP=create:7 rf instance create own-c --own-identity >/dev/null 2>&1 || hook_rc=$?
+    if [ "$hook_rc" = 137 ]; then
+        expect_exit 0 "gc removes a half-made tree owned by a subordinate id" rf instance gc
+        check "...it is gone" test ! -e "$inst/own-c"
+    else
+        skip "gc removes a half-made tree owned by a subordinate id" \
+            "this build has no test hooks (meson configure BUILD -Dtest_hooks=true)"
+        rf instance rm own-c >/dev/null 2>&1
+    fi
     expect_exit 0 "rm removes a tree owned by a subordinate id" rf instance rm own-b
     check "...nothing of it is left" test ! -e "$inst/own-b" -a ! -e "$inst/own-b.json"
 else
