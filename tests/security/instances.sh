@@ -45,6 +45,17 @@ if is_root; then
     # The host sees the command as the instance's uid: check through a file it creates.
     rf run --instance chat-a -- sh -c 'echo x > $HOME/made' 2>/dev/null
     check "a file A creates belongs to A's uid on the host" test "$(stat -c %u "$inst/chat-a/home/made")" = "$ua"
+elif [ -n "${RF_TEST_BACKEND:-}" ] && [ "$RF_TEST_BACKEND" != native ]; then
+    # An instance with its own subordinate id is the native backend's alone:
+    # another backend refuses it with a clear error, never runs it as the caller.
+    if grep -q "^$(id -un):" /etc/subuid 2>/dev/null && command -v newuidmap >/dev/null &&
+        rf instance create own-x --own-identity >/dev/null 2>&1; then
+        expect_exit 125 "own identity under --backend $RF_TEST_BACKEND: refused" rf run --instance own-x -- true
+        contains "...saying it needs the native backend" "$ERR" "needs the native backend"
+        rf instance rm own-x >/dev/null 2>&1
+    else
+        skip "own identity under --backend $RF_TEST_BACKEND: refused" "no subordinate id range for $(id -un)"
+    fi
 elif grep -q "^$(id -un):" /etc/subuid 2>/dev/null && grep -q "^$(id -un):" /etc/subgid 2>/dev/null &&
     command -v newuidmap >/dev/null; then
     # Unprivileged caller with subordinate ranges: --own-identity.
