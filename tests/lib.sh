@@ -18,11 +18,20 @@ rf() { "$RINGFENCE" "$@"; }
 
 # RF_TEST_BACKEND=NAME: every `rf run` of the script uses that backend (the
 # security battery per backend, tests/security/backend-*.sh). The bwrap
-# backend runs a root caller's command as the workspace's owner (it has no
-# id-mapped mounts), so a root run hands the workspace to an unused uid.
+# and firejail backends run a root caller's command as the workspace's owner
+# (no id-mapped mounts), so a root run hands the workspace to another uid:
+# for firejail, which lets in only users with an account, the unprivileged
+# test user.
+hand_workspace() { # BACKEND
+    [ "$(id -u)" = 0 ] || return 0
+    case $1 in
+        bwrap) chown 4243:4243 "$WS" ;;
+        firejail) chown "${RF_TEST_USER:-rftest}:" "$WS" 2>/dev/null || chown 4243:4243 "$WS" ;;
+    esac
+}
 if [ -n "${RF_TEST_BACKEND:-}" ]; then
     export RINGFENCE_BACKEND="$RF_TEST_BACKEND"
-    if [ "$RF_TEST_BACKEND" = bwrap ] && [ "$(id -u)" = 0 ]; then chown 4243:4243 "$WS"; fi
+    hand_workspace "$RF_TEST_BACKEND"
 fi
 
 pass() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }

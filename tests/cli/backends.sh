@@ -151,17 +151,30 @@ printf 'restricted_runner:\n  default_type: exec\n' >"$SCRATCH/mitto-exec.yaml"
 check "Mitto runner exec: plan" plan_to --config "$SCRATCH/mitto-exec.yaml" -- true
 check "Mitto exec: backend none" pj 'assert p["backend"]=="none"'
 contains "Mitto exec: a warning on stderr" "$ERR" "WITHOUT a sandbox"
-for t in firejail; do
-    printf 'restricted_runner:\n  default_type: %s\n' "$t" >"$SCRATCH/mitto-$t.yaml"
-    check "Mitto runner $t: plan" plan_to --config "$SCRATCH/mitto-$t.yaml" -- true
-    check "Mitto $t: the native backend enforces it" pj 'assert p["backend"]=="native" and "user" in p["namespaces"]'
-    check "Mitto $t: the plan says so" pj 'assert "not built yet: the native backend enforces the same restrictions" in p["backend_reason"]'
-    contains "Mitto $t: and stderr" "$ERR" "not built yet"
-done
-for b in firejail; do
-    check "--backend $b: plan" plan_to --backend "$b" -- true
-    check "--backend $b: native, said in the plan" pj "assert p['backend']=='native' and p['backend_reason'].startswith('backend $b ')"
-done
+# ── firejail: never replaced by another backend ──
+printf 'restricted_runner:\n  default_type: firejail\n' >"$SCRATCH/mitto-firejail.yaml"
+if rf plan --backend firejail -- true >/dev/null 2>&1; then
+    check "--backend firejail: plan" plan_to --backend firejail -- true
+    check "--backend firejail: the plan names firejail" pj "assert p['backend']=='firejail'"
+    check "--backend firejail: the plan shows firejail's argv and profile" pj "f=p['firejail']; assert f['argv'][0]=='/usr/bin/firejail' and 'net none' in f['profile'] and 'caps.drop all' in f['profile'] and f['argv'][-1].endswith('/true')"
+    check "--backend firejail: the cannot list names what it lacks" pj "assert any('no Landlock' in c for c in p['cannot'])"
+    expect_exit 7 "--backend firejail: the command's exit status" rf run --backend firejail -- sh -c 'exit 7' </dev/null
+    expect_exit 0 "--backend firejail: runs" rf run --backend firejail --env RF_X=1 -- env </dev/null
+    check "--backend firejail: the environment is the plan's, nothing firejail adds" \
+        bash -c '! grep -qE "^(container|FIREJAIL_QUIET|SHELL|QT_X11_NO_MITSHM)=" <<<"$0" && grep -q "^RF_X=1$" <<<"$0"' "$OUT"
+    expect_exit 0 "--backend firejail: no capabilities, no_new_privs" rf run --backend firejail -- "$PROBE" status </dev/null
+    contains "--backend firejail: ... NoNewPrivs" "$OUT" "NoNewPrivs:	1"
+    check "Mitto runner firejail: plan" plan_to --config "$SCRATCH/mitto-firejail.yaml" -- true
+    check "Mitto firejail: backend firejail" pj 'assert p["backend"]=="firejail"'
+    rf doctor --json >"$SCRATCH/d.json" 2>/dev/null || true
+    check "doctor: firejail present and usable" python3 -c "import json; b=json.load(open('$SCRATCH/d.json'))['backends']['firejail']; assert b['present'] and b['usable'] and 'firejail' in b['version'] and any('no Landlock' in l for l in b['lacks'])"
+else
+    expect_exit 125 "--backend firejail where it cannot run: refused" rf plan --backend firejail -- true
+    contains "... naming the backend" "$ERR" "backend firejail"
+    expect_exit 125 "Mitto runner firejail: refused the same way, never native" \
+        rf plan --config "$SCRATCH/mitto-firejail.yaml" -- true
+    contains "... naming the backend" "$ERR" "backend firejail"
+fi
 
 # ── bwrap: never replaced by another backend ──
 if rf plan --backend bwrap -- true >/dev/null 2>&1; then

@@ -32,6 +32,7 @@ battery() {
     local backend=$1 here
     here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
     BATTERY_EXPECTED="$here/backend-$backend.expected"
+    hand_workspace "$backend"
     if ! rf plan --backend "$backend" -- true >"$SCRATCH/plan.json" 2>"$SCRATCH/err"; then
         skip "security battery against --backend $backend" "not usable here: $(head -1 "$SCRATCH/err")"
         return 0

@@ -26,6 +26,12 @@ int rf_backend_choose_auto(rf_backend_kind *ret, char **reason, rf_error **err);
  * runtime-user-env tree is handed to that uid: it is the command's HOME. */
 int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err);
 
+/* A root caller's command without a user namespace (bwrap, firejail): it
+ * switches to the workspace's owner (its group, never root's), or to
+ * map_root_to / 65534 as the plan's identity already says; drop_ids set,
+ * no id-mapped mounts. The caller checks uid_host != 0. */
+void rf_backend_root_as_owner(rf_plan *plan, const rf_policy *policy);
+
 /* What every backend prepares on the host before its first clone: the
  * instance directories and, when a limit needs them, the cgroups. */
 /* placeholder.c: the read-only placeholders for absent protected paths

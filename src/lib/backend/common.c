@@ -129,3 +129,17 @@ void rf_backend_start_give(rf_backend_start *s, rf_proc *proc)
     proc->warnings = s->warnings;
     memset(s, 0, sizeof *s);
 }
+
+void rf_backend_root_as_owner(rf_plan *plan, const rf_policy *policy)
+{
+    struct stat st;
+    if (!policy->map_root_to_set && policy->workspace && stat(policy->workspace, &st) == 0 && st.st_uid != 0) {
+        plan->uid_host = st.st_uid;
+        plan->gid_host = st.st_gid == 0 ? 65534 : st.st_gid; /* never root's group */
+    }
+    plan->uid_inside = plan->uid_host;
+    plan->gid_inside = plan->gid_host;
+    plan->drop_ids = true;
+    for (size_t i = 0; i < plan->n_mounts; i++)
+        plan->mounts[i].idmap = false;
+}

@@ -5,6 +5,7 @@
  * cannot do here. */
 #include "doctor/doctor.h"
 #include "backend/bwrap/bwrap.h"
+#include "backend/firejail/firejail.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
 
@@ -43,6 +44,7 @@ void rf_doctor_probe_runners(rf_doctor_report *r)
     r->runners.podman = version_line(r->tools.podman);
     r->runners.docker = version_line(r->tools.docker);
     r->runners.bwrap_usable = rf_bwrap_usable(r->runners.bwrap_why, sizeof r->runners.bwrap_why);
+    r->runners.firejail_usable = rf_firejail_usable(r->runners.firejail_why, sizeof r->runners.firejail_why);
 }
 
 void rf_doctor_free_runners(rf_doctor_report *r)
@@ -87,12 +89,27 @@ int rf_doctor_judge_bwrap(rf_doctor_backend *b, const rf_doctor_report *r)
 
 int rf_doctor_judge_firejail(rf_doctor_backend *b, const rf_doctor_report *r)
 {
-    b->present = r->tools.firejail != NULL;
+    b->present = r->runners.firejail != NULL;
     b->version = r->runners.firejail;
-    b->usable = false;
-    return push(&b->lacks, b->present ? "backend not built yet: --backend firejail runs on the native backend, "
-                                        "with a warning"
-                                      : "firejail is not installed; the backend is not built yet either") < 0
-               ? -1 : 0;
+    b->usable = r->runners.firejail_usable;
+    char buf[500];
+    int rc = 0;
+    if (!b->usable) {
+        snprintf(buf, sizeof buf, "cannot run here: %s", r->runners.firejail_why);
+        rc |= push(&b->lacks, buf);
+    } else {
+        rc |= push(&b->gives, "pid, mount, ipc and network namespaces (--net=none), a user namespace for "
+                              "unprivileged callers (--noroot)");
+        rc |= push(&b->gives, "the host's root read-only, the plan's binds read-write, everything else "
+                              "blacklisted; firejail's /proc, /dev and private /tmp");
+        rc |= push(&b->gives, "capabilities dropped, no_new_privs, firejail's seccomp filter, the plan's "
+                              "environment exactly (env takes back what firejail adds)");
+        rc |= push(&b->gives, "timeout and process-tree kill (child subreaper around firejail)");
+    }
+    size_t n;
+    const char *const *cannot = rf_firejail_cannot(&n);
+    for (size_t i = 0; i < n; i++)
+        rc |= push(&b->lacks, cannot[i]);
+    rc |= push(&b->lacks, "network allowlist: refused (its network namespace cannot reach the proxy)");
+    return rc < 0 ? -1 : 0;
 }
-

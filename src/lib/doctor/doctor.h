@@ -78,8 +78,8 @@ struct rf_doctor_report {
      * absent), and whether bwrap can run here (the plan's own check). */
     struct {
         char *bwrap, *firejail, *podman, *docker;
-        bool bwrap_usable;
-        char bwrap_why[400];
+        bool bwrap_usable, firejail_usable;
+        char bwrap_why[400], firejail_why[400];
     } runners;
 
     /* native, landlock, none, bwrap, firejail, container */

@@ -261,8 +261,9 @@ static int check_argv(char *const argv[], rf_error **err)
 static int check_network_backend(const rf_plan *plan, rf_error **err)
 {
     if (plan->network != RF_NET_ALLOWLIST || plan->backend == RF_BACKEND_NATIVE ||
-        plan->backend == RF_BACKEND_BWRAP || plan->backend == RF_BACKEND_CONTAINER)
-        return 0; /* bwrap and container refuse with their own reason (their plan.c) */
+        plan->backend == RF_BACKEND_BWRAP || plan->backend == RF_BACKEND_FIREJAIL ||
+        plan->backend == RF_BACKEND_CONTAINER)
+        return 0; /* bwrap, firejail and container refuse with their own reason (their plan.c) */
     rf_error_set(err, 0, "network: allowlist: the %s backend has no network namespace, so it cannot "
                          "confine the command to the proxy", rf_backend_name(plan->backend));
     return rf_error_hint_set(err, "use the native backend (--backend native), or --network none / host");
@@ -304,7 +305,8 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
     set_identity(plan, policy);
     if (check_network_backend(plan, err) < 0 || instance_identity(plan, policy, err) < 0)
         goto fail;
-    if (plan->backend == RF_BACKEND_NATIVE || plan->backend == RF_BACKEND_BWRAP)
+    if (plan->backend == RF_BACKEND_NATIVE || plan->backend == RF_BACKEND_BWRAP ||
+        plan->backend == RF_BACKEND_FIREJAIL)
         set_namespaces(plan);
     if (!plan->argv || !plan->instance_root || !plan->seccomp_deny || !plan->seccomp_allow || !plan->warnings) {
         rf_error_set(err, ENOMEM, "plan");

@@ -83,6 +83,8 @@ struct rf_plan {
     char **cannot;        /* what this backend does not enforce here (strv) */
     bool drop_ids;        /* no user namespace: the command switches to
                              uid_host/gid_host with setresuid (root caller) */
+    bool keep_bounding;   /* drop_ids for a set-uid runner (firejail): the
+                             bounding set stays, or it could not work */
     bool restrict_tcp;    /* Landlock denies every TCP bind and connect */
     bool share_tmp;       /* landlock backend: the host's /tmp granted (share_tmp) */
     bool seccomp_deny_inet; /* the filter denies AF_INET/AF_INET6 sockets */

@@ -20,6 +20,7 @@
 #include "plan/plan.h"
 #include "backend/backend.h"
 #include "backend/bwrap/bwrap.h"
+#include "backend/firejail/firejail.h"
 #include "landlock/landlock.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -38,7 +39,6 @@
 int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     rf_backend_kind kind = policy->backend;
-    const char *origin = policy->backend_reason ? policy->backend_reason : "the default";
     int r = 0;
     switch (kind) {
     case RF_BACKEND_AUTO:
@@ -47,25 +47,8 @@ int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **er
         if (kind != RF_BACKEND_NATIVE)
             r = rf_strv_pushf(&plan->warnings, "backend %s", plan->backend_reason);
         break;
-    case RF_BACKEND_BWRAP:
-        /* Built (backend/bwrap): never replaced; refused where it cannot run. */
-        if (policy->backend_reason && !(plan->backend_reason = strdup(policy->backend_reason)))
-            r = -1;
-        break;
-    case RF_BACKEND_FIREJAIL:
-        /* Never a silent change: native is at least as strict, and says so. */
-        r = asprintf(&plan->backend_reason,
-                     "backend %s (%s) is not built yet: the native backend enforces the same "
-                     "restrictions%s%s%s", rf_backend_name(kind), origin,
-                     kind == RF_BACKEND_CONTAINER && policy->container_image ? "; the container image " : "",
-                     kind == RF_BACKEND_CONTAINER && policy->container_image ? policy->container_image : "",
-                     kind == RF_BACKEND_CONTAINER && policy->container_image
-                         ? " is not used: the command runs on the host's system directories, read-only" : "");
-        if (r >= 0)
-            r = rf_strv_push(&plan->warnings, plan->backend_reason);
-        kind = RF_BACKEND_NATIVE;
-        break;
     default:
+        /* Never replaced by another: refused where it cannot run. */
         if (policy->backend_reason && !(plan->backend_reason = strdup(policy->backend_reason)))
             r = -1;
         break;
@@ -437,6 +420,8 @@ int rf_plan_host_finish(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     if (plan->backend == RF_BACKEND_BWRAP)
         return rf_plan_bwrap_finish(plan, policy, err); /* namespaces: native's */
+    if (plan->backend == RF_BACKEND_FIREJAIL)
+        return rf_plan_firejail_finish(plan, policy, err);
     plan->clone_flags = 0;
     plan->hostname = NULL;
     if (plan->backend == RF_BACKEND_CONTAINER)

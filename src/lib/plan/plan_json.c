@@ -5,6 +5,7 @@
 #include "plan/plan.h"
 #include "landlock/landlock.h"
 #include "backend/bwrap/bwrap.h"
+#include "backend/firejail/firejail.h"
 #include "limits/cgroup.h"
 
 #include <jansson.h>
@@ -142,10 +143,12 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     json_object_set_new(o, "env", strv_json(plan->env));
     /* Only the native backend mounts anything; the others use the same
      * list as the visibility model behind their Landlock rules. */
-    bool bwrap = plan->backend == RF_BACKEND_BWRAP;
-    json_object_set_new(o, "mounts", native || bwrap ? mounts_json(plan) : json_array());
+    bool bwrap = plan->backend == RF_BACKEND_BWRAP, firejail = plan->backend == RF_BACKEND_FIREJAIL;
+    json_object_set_new(o, "mounts", native || bwrap || firejail ? mounts_json(plan) : json_array());
     if (bwrap)
         json_object_set_new(o, "bwrap", rf_bwrap_plan_json(plan));
+    if (firejail)
+        json_object_set_new(o, "firejail", rf_firejail_plan_json(plan));
     if (plan->container) /* the container backend: the exact podman/docker argv */
         json_object_set_new(o, "container", rf_container_plan_json(plan));
     json_object_set_new(o, "instance_root", json_string(plan->instance_root));

@@ -12,6 +12,7 @@
 #include "backend/bwrap/runner.h"
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
+#include "util/memfd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,21 +38,8 @@ static int seccomp_memfd(const rf_hostproc_ctx *c)
 {
     if (!c->seccomp_len)
         return -1;
-    int fd = (int)syscall(SYS_memfd_create, "ringfence-seccomp", MFD_CLOEXEC);
+    int fd = rf_memfd_with("ringfence-seccomp", c->seccomp_bpf, c->seccomp_len);
     if (fd < 0)
-        die(c, "bwrap seccomp memfd", NULL, errno);
-    const char *p = c->seccomp_bpf;
-    size_t left = c->seccomp_len;
-    while (left > 0) {
-        ssize_t n = write(fd, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            die(c, "bwrap seccomp memfd", NULL, n < 0 ? errno : EIO);
-        p += n;
-        left -= (size_t)n;
-    }
-    if (lseek(fd, 0, SEEK_SET) < 0)
         die(c, "bwrap seccomp memfd", NULL, errno);
     return fd;
 }

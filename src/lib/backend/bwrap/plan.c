@@ -91,19 +91,10 @@ char *rf_bwrap_version(void)
  * landlock backend does. */
 static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
-    struct stat st;
-    if (!policy->map_root_to_set && policy->workspace && stat(policy->workspace, &st) == 0 && st.st_uid != 0) {
-        plan->uid_host = st.st_uid;
-        plan->gid_host = st.st_gid == 0 ? 65534 : st.st_gid; /* never root's group */
-    }
+    rf_backend_root_as_owner(plan, policy);
     if (plan->uid_host == 0)
         return rf_error_set(err, 0, "backend bwrap: map_root_to is 0, so bwrap would run as host root"),
                rf_error_hint_set(err, "set map_root_to (--map-root-to) to an unprivileged uid such as 65534");
-    plan->uid_inside = plan->uid_host;
-    plan->gid_inside = plan->gid_host;
-    plan->drop_ids = true;
-    for (size_t i = 0; i < plan->n_mounts; i++)
-        plan->mounts[i].idmap = false;
     char *s = NULL;
     if (asprintf(&s, "root caller: bwrap has no id-mapped mounts, so the command runs as uid %u (the "
                      "workspace's owner, or map_root_to), and files and directories only root may read or "

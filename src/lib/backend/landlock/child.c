@@ -56,7 +56,9 @@ static int close_inherited(const rf_hostproc_ctx *c, rf_setup_fail *f)
 
 /* Root caller: no user namespace to make uid 0 harmless, so the command
  * becomes the unprivileged id itself. The bounding set goes first (it needs
- * CAP_SETPCAP); setresuid away from 0 then clears every other capability. */
+ * CAP_SETPCAP); setresuid away from 0 then clears every other capability.
+ * A set-uid runner (firejail) keeps the bounding set: it is what firejail
+ * gets back at exec, as it would for that user, and it drops it itself. */
 static int drop_ids(const rf_plan *plan, rf_setup_fail *f)
 {
     /* Raw system calls throughout: after clone3 in a multithreaded caller,
@@ -64,7 +66,7 @@ static int drop_ids(const rf_plan *plan, rf_setup_fail *f)
      * are not in this process, for ever. */
     if (syscall(SYS_setgroups, 0, NULL) < 0)
         return rf_fail(f, "drop supplementary groups", NULL);
-    for (int cap = 0; cap < 64; cap++)
+    for (int cap = 0; cap < 64 && !plan->keep_bounding; cap++)
         if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
             return rf_fail(f, "drop bounding capabilities", NULL);
     gid_t g = plan->gid_host;

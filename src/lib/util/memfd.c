@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "util/memfd.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+int rf_memfd_with(const char *name, const void *data, size_t len)
+{
+    int fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    if (lseek(fd, 0, SEEK_SET) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
