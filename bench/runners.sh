@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Start-up cost of ringfence's native backend next to the runners that the
-# bwrap, firejail and container backends (issue 14, not built yet) would
-# wrap, in one hyperfine run: the floor each runner imposes before ringfence
-# adds anything. The runner commands approximate the native isolation (new
+# Start-up cost of ringfence's backends (native, and bwrap and firejail
+# where they can run here) next to the bare runners they wrap, in one
+# hyperfine run: the floor each runner imposes before ringfence adds
+# anything, and what ringfence adds on top of it. The runner commands approximate the native isolation (new
 # user, mount, pid, net, ipc, uts namespaces, read-only root, fresh /proc,
 # private /tmp); they are not the same policy, so read the ratios as the
 # runner's own cost. A runner missing from PATH is left out, with the reason.
@@ -19,6 +19,13 @@ runs=${2:-50}
 
 cmds=(-n bare /bin/true
       -n "native (default)" "$rf run -- /bin/true")
+for b in bwrap firejail; do
+    if why=$($rf plan --backend $b -- /bin/true 2>&1 >/dev/null); then
+        cmds+=(-n "ringfence $b" "$rf run --backend $b -- /bin/true")
+    else
+        echo "bench: ringfence --backend $b left out: ${why%%$'\n'*}" >&2
+    fi
+done
 if command -v bwrap >/dev/null; then
     cmds+=(-n "bwrap" "bwrap --ro-bind / / --unshare-all --die-with-parent --proc /proc --dev /dev --tmpfs /tmp /bin/true")
 else
