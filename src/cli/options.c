@@ -68,7 +68,7 @@ static const struct rf_option {
     { "cpu", required_argument, OPT_CPU, "FRACTION", "CPU limit in CPUs, e.g. 0.25 for a quarter of one" },
     { "backend", required_argument, OPT_BACKEND, "NAME",
       "native (default), landlock (no namespaces: Landlock, seccomp, a subreaper; needs --accept-weaker), "
-      "auto (native if it works here, else landlock), bwrap, firejail, container (podman) or none "
+      "auto (native if it works here, else bwrap, else landlock), bwrap, firejail, container (podman) or none "
       "(no sandbox); 'ringfence doctor' shows which work here" },
     { "landlock", required_argument, OPT_LANDLOCK, "MODE", "best-effort (default), required or off" },
     { "seccomp", required_argument, OPT_SECCOMP, "PROFILE", "default, strict or off" },

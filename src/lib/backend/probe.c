@@ -6,6 +6,7 @@
  * cgroup namespaces are left out: they cost most of the probe's time and
  * fail only where the user namespace already does. */
 #include "backend/backend.h"
+#include "backend/bwrap/bwrap.h"
 #include "landlock/landlock.h"
 #include "util/error.h"
 
@@ -135,11 +136,16 @@ bool rf_backend_probe_native(char *why, size_t size)
 
 int rf_backend_choose_auto(rf_backend_kind *ret, char **reason, rf_error **err)
 {
-    char why[256];
+    char why[256], bw[400];
     int n;
     if (rf_backend_probe_native(why, sizeof why)) {
         *ret = RF_BACKEND_NATIVE;
         n = asprintf(reason, "auto: native, since %s", why);
+    } else if (rf_bwrap_usable(bw, sizeof bw)) {
+        /* bwrap's namespaces and mounts are native's: stronger than
+         * Landlock alone. */
+        *ret = RF_BACKEND_BWRAP;
+        n = asprintf(reason, "auto: bwrap, since the native backend cannot run here (%s) and %s", why, bw);
     } else if (rf_landlock_abi() >= 1) {
         *ret = RF_BACKEND_LANDLOCK;
         n = asprintf(reason, "auto: landlock, since the native backend cannot run here (%s)", why);

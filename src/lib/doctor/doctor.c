@@ -201,7 +201,11 @@ int rf_doctor_judge_backends(rf_doctor_report *r)
         fns[i](&j, r);
         failed |= j.failed;
     }
-    r->auto_backend = r->backends[0].usable ? "native" : r->backends[1].usable ? "landlock" : NULL;
+    /* rf_backend_choose_auto's order: native, bwrap, landlock. */
+    r->auto_backend = r->backends[0].usable   ? "native"
+                      : r->backends[3].usable ? "bwrap"
+                      : r->backends[1].usable ? "landlock"
+                                              : NULL;
     return failed;
 }
 

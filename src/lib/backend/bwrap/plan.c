@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,27 @@ const char *const *rf_bwrap_cannot(size_t *n)
     return bwrap_cannot;
 }
 
+/* Does `bwrap` make a user, mount and pid namespace with a fresh /proc
+ * here? Run only where ringfence's own probe failed. */
+static bool bwrap_runs(void)
+{
+    char *const argv[] = { (char *)RF_BWRAP_PATH, (char *)"--unshare-user", (char *)"--unshare-pid",
+                           (char *)"--ro-bind", (char *)"/", (char *)"/", (char *)"--proc", (char *)"/proc",
+                           (char *)"--", (char *)"/bin/true", NULL };
+    char *const envp[] = { NULL };
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return false;
+    for (int fd = 0; fd < 3; fd++)
+        posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
+    pid_t pid;
+    int st = 0;
+    bool ok = posix_spawn(&pid, RF_BWRAP_PATH, &fa, NULL, argv, envp) == 0 && waitpid(pid, &st, 0) == pid &&
+              WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    posix_spawn_file_actions_destroy(&fa);
+    return ok;
+}
+
 /* bwrap without the set-uid bit (Debian's) needs unprivileged user
  * namespaces, a mount and pid namespace and a fresh /proc: the native
  * backend's probe checks exactly that. A set-uid bwrap makes them itself. */
@@ -59,13 +81,16 @@ bool rf_bwrap_usable(char *why, size_t size)
     if (st.st_mode & S_ISUID)
         return snprintf(why, size, "%s is set-uid root", RF_BWRAP_PATH), true;
     char ns[200];
-    if (!rf_backend_probe_native(ns, sizeof ns)) {
-        snprintf(why, size, "%s is not set-uid, so it needs user namespaces, and they fail here: %s",
-                 RF_BWRAP_PATH, ns);
-        return false;
-    }
-    snprintf(why, size, "user namespaces work here");
-    return true;
+    if (rf_backend_probe_native(ns, sizeof ns))
+        return snprintf(why, size, "user namespaces work here"), true;
+    /* ringfence cannot make them, but bwrap may be allowed to (Ubuntu's
+     * AppArmor profile for bwrap lets it, and only it, make user
+     * namespaces): ask bwrap itself. */
+    if (bwrap_runs())
+        return snprintf(why, size, "bwrap can make its namespaces here, though ringfence cannot (%s)", ns), true;
+    snprintf(why, size, "%s is not set-uid, so it needs user namespaces, and they fail here: %s", RF_BWRAP_PATH,
+             ns);
+    return false;
 }
 
 char *rf_bwrap_version(void)
