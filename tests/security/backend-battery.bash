@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The security battery against another backend (not a test itself: the
-# runner only picks up *.sh). battery BACKEND runs every boundary script of
+# runner only picks up *.sh). battery BACKEND [SCRIPT...] runs every boundary script of
 # this directory with RF_TEST_BACKEND=BACKEND and passes a script when each
 # of its failures is listed in backend-BACKEND.expected AND the entry's
 # `cannot` text is in the plan's cannot list for this caller; any other
@@ -12,7 +12,7 @@
 # The boundary scripts; left out, with why:
 #   landlock-backend, container: another backend's own battery
 #   oci-export: the export, not a run;  pool: the warm pool is native's only
-#   network-allowlist: refused by the backend (no way to the proxy), said so in the plan
+#   network-allowlist: only for backends that reach the proxy (bwrap): `battery bwrap network-allowlist`
 #   backend-*: the batteries themselves
 BATTERY_SCRIPTS=(devices_proc environment filesystem instances layers lifecycle limits network_ipc
                  privileges processes protected-absent self-protection sensitive-workspace stdio)
@@ -30,6 +30,8 @@ battery_expected() { # SCRIPT DESC WHO → the cannot part, or nothing
 
 battery() {
     local backend=$1 here
+    shift
+    local scripts=("${BATTERY_SCRIPTS[@]}" "$@")
     here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
     BATTERY_EXPECTED="$here/backend-$backend.expected"
     hand_workspace "$backend"
@@ -41,7 +43,7 @@ battery() {
     cannot=$(python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["cannot"]))' \
         "$SCRATCH/plan.json")
     who=$(is_root && echo root || echo user)
-    for script in "${BATTERY_SCRIPTS[@]}"; do
+    for script in "${scripts[@]}"; do
         local out line desc part n_ok=0 n_exp=0 bad=() last=
         out=$(RF_TEST_BACKEND=$backend bash "$here/$script.sh" 2>&1 </dev/null) || true
         while IFS= read -r line; do

@@ -6,4 +6,4 @@
 # create its namespaces.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/backend-battery.bash"
-battery bwrap
+battery bwrap network-allowlist

@@ -127,6 +127,15 @@ static void test_variations(void)
     ok(v && rf_strv_contains(v, "--json-status-fd") && rf_strv_contains(v, "--block-fd"),
        "the status and block descriptors are always there");
     rf_strv_free(v);
+    v = NULL;
+    /* network: allowlist: the monitor's network namespace, which holds the
+     * proxy's port, is the sandbox's; bwrap must not make another. */
+    plan = base_plan();
+    plan.network = RF_NET_ALLOWLIST;
+    ok(rf_bwrap_argv(&plan, &v, NULL) == 0 && v && !rf_strv_contains(v, "--unshare-net") &&
+           rf_strv_contains(v, "--unshare-user"),
+       "network allowlist: no network namespace of bwrap's (the monitor's is shared), a user namespace still");
+    rf_strv_free(v);
 }
 
 static void test_plan(void)

@@ -32,6 +32,14 @@ int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err);
  * no id-mapped mounts. The caller checks uid_host != 0. */
 void rf_backend_root_as_owner(rf_plan *plan, const rf_policy *policy);
 
+/* network: allowlist (native, bwrap). The child's first step after "go"
+ * is to send the proxy's listening socket, made in the sandbox's network
+ * namespace, over net_chan; the proxy runs here, in ours, and with
+ * --publish keeps net_chan to ask for sockets of that namespace. No
+ * socket means the child failed before: its report says why, and
+ * rf_proc_wait tells. Takes net_chan. */
+int rf_backend_start_proxy(const rf_plan *plan, rf_proc *proc, int net_chan, rf_error **err);
+
 /* What every backend prepares on the host before its first clone: the
  * instance directories and, when a limit needs them, the cgroups. */
 /* placeholder.c: the read-only placeholders for absent protected paths

@@ -8,6 +8,8 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/path.h"
+#include "backend/native/report.h"
+#include "net/net.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -142,4 +144,23 @@ void rf_backend_root_as_owner(rf_plan *plan, const rf_policy *policy)
     plan->drop_ids = true;
     for (size_t i = 0; i < plan->n_mounts; i++)
         plan->mounts[i].idmap = false;
+}
+
+int rf_backend_start_proxy(const rf_plan *plan, rf_proc *proc, int net_chan, rf_error **err)
+{
+    int listen_fd = rf_msg_recv_fd(net_chan);
+    if (listen_fd < 0) {
+        close(net_chan);
+        return 0;
+    }
+    proc->net_proxy = rf_net_proxy_start(&plan->net, listen_fd, plan->net_log_fd, err);
+    if (!proc->net_proxy) {
+        close(net_chan);
+        return -1;
+    }
+    if (!plan->net.publish)
+        close(net_chan);
+    else if (rf_net_proxy_publish(proc->net_proxy, plan->net.publish, net_chan, err) < 0)
+        return -1;
+    return rf_net_proxy_run(proc->net_proxy, err);
 }

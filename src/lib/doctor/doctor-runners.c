@@ -76,6 +76,8 @@ int rf_doctor_judge_bwrap(rf_doctor_backend *b, const rf_doctor_report *r)
                               "fresh /proc, bwrap's /dev, private /tmp, read-only root");
         rc |= push(&b->gives, "ringfence's seccomp filter (--seccomp), capabilities dropped, a new session");
         rc |= push(&b->gives, "timeout and process-tree kill (child subreaper around bwrap)");
+        rc |= push(&b->gives, "network allowlist and --publish through the native backend's proxy (a "
+                              "network namespace made around bwrap)");
         if (r->landlock_abi >= 6)
             rc |= push(&b->gives, "abstract unix sockets and signals scoped by Landlock (ABI 6+)");
     }
@@ -83,7 +85,6 @@ int rf_doctor_judge_bwrap(rf_doctor_backend *b, const rf_doctor_report *r)
     const char *const *cannot = rf_bwrap_cannot(&n);
     for (size_t i = 0; i < n; i++)
         rc |= push(&b->lacks, cannot[i]);
-    rc |= push(&b->lacks, "network allowlist: refused (its network namespace cannot reach the proxy)");
     return rc < 0 ? -1 : 0;
 }
 
@@ -110,6 +111,7 @@ int rf_doctor_judge_firejail(rf_doctor_backend *b, const rf_doctor_report *r)
     const char *const *cannot = rf_firejail_cannot(&n);
     for (size_t i = 0; i < n; i++)
         rc |= push(&b->lacks, cannot[i]);
-    rc |= push(&b->lacks, "network allowlist: refused (its network namespace cannot reach the proxy)");
+    rc |= push(&b->lacks, "network allowlist: refused (firejail makes its network namespace; the proxy's "
+                          "listener cannot be put in it)");
     return rc < 0 ? -1 : 0;
 }

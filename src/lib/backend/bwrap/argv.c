@@ -58,7 +58,9 @@ static void namespaces(argv_builder *b, const rf_plan *plan)
         { CLONE_NEWCGROUP, "--unshare-cgroup-try" }, { CLONE_NEWNET, "--unshare-net" },
     };
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
-        if (plan->clone_flags & ns[i].flag)
+        /* network: allowlist: the monitor has made the network namespace
+         * (it holds the proxy's port); bwrap's sandbox shares it. */
+        if ((plan->clone_flags & ns[i].flag) && !(ns[i].flag == CLONE_NEWNET && plan->network == RF_NET_ALLOWLIST))
             add(b, ns[i].opt);
     if (plan->hostname && (plan->clone_flags & CLONE_NEWUTS))
         add2(b, "--hostname", plan->hostname);

@@ -12,10 +12,13 @@
 #include "backend/bwrap/runner.h"
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
+#include "backend/reaper.h"
 #include "util/memfd.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -98,34 +102,89 @@ static void scope_ipc(const rf_hostproc_ctx *c)
     close(fd);
 }
 
-_Noreturn void rf_bwrap_monitor(const rf_hostproc_ctx *c)
+static void write_proc_self(const rf_hostproc_ctx *c, const char *file, const char *text)
 {
-    scope_ipc(c);
-    int seccomp_fd = seccomp_memfd(c);
-    int status[2], block[2];
-    if (pipe2(status, O_CLOEXEC) < 0 || pipe2(block, O_CLOEXEC) < 0)
-        die(c, "bwrap status pipe", NULL, errno);
-    if (write(block[1], "g", 1) != 1)
-        die(c, "bwrap block pipe", NULL, errno);
-    close(block[1]);
-    pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
-    if (pid < 0)
-        die(c, "fork bwrap", NULL, errno);
-    if (pid == 0)
-        exec_bwrap(c, seccomp_fd, status[1], block[0]);
-    /* Signals init forwards are for the command: bwrap passes them on or
-     * dies of them, and its status is the one to report. */
-    sigset_t mask;
-    sigfillset(&mask);
-    sigprocmask(SIG_SETMASK, &mask, NULL);
-    close(status[1]);
-    if (seccomp_fd >= 0)
-        close(seccomp_fd);
+    int fd = open(file, O_WRONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? write(fd, text, strlen(text)) : -1;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (n != (ssize_t)strlen(text))
+        die(c, "bwrap network namespace: id map", file, n < 0 ? e : EIO);
+}
+
+/* network: allowlist. bwrap cannot be handed a network namespace, so the
+ * monitor makes one (with a user namespace of its own, mapping only its
+ * ids, which it may as an unprivileged process), brings lo up, sends the
+ * proxy's listener made in it to the caller, and bwrap runs without
+ * --unshare-net: the command's only way out is that listener. The
+ * monitor stays in the namespace to hand out sockets for --publish. */
+static void own_network(const rf_hostproc_ctx *c)
+{
+    if (c->net_fd < 0)
+        return;
+    char map[64];
+    unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+        die(c, "bwrap network namespace", "unshare(user, network)", errno);
+    /* A root caller's monitor switched ids, so it is not dumpable and its
+     * /proc/self files belong to root: dumpable only while it writes its
+     * own maps, before anything else runs in the namespace. */
+    int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+        die(c, "bwrap network namespace: id map", "dumpable", errno);
+    snprintf(map, sizeof map, "%u %u 1\n", uid, uid);
+    write_proc_self(c, "/proc/self/uid_map", map);
+    write_proc_self(c, "/proc/self/setgroups", "deny");
+    snprintf(map, sizeof map, "%u %u 1\n", gid, gid);
+    write_proc_self(c, "/proc/self/gid_map", map);
+    if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        die(c, "bwrap network namespace: id map", "dumpable", errno);
+    rf_setup_fail f = { 0 };
+    if (rf_net_loopback_up(&f) < 0 || rf_net_send_proxy_listener(c->net_fd, &f) < 0)
+        die(c, f.step, f.detail, f.errnum);
+}
+
+/* The signals init forwards to its command (native/init.c): here they
+ * are for bwrap's tree, which is ours to pass them to (bwrap passes none
+ * on itself; its sandbox runs in a session of its own). */
+static int forwarded_signals(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(&set, sigs[i]);
+    return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+/* Read bwrap's status pipe until it closes; meanwhile pass the forwarded
+ * signals to bwrap's tree and answer --publish's requests for sockets of
+ * the sandbox's network namespace. The exit code bwrap reported, or -1. */
+static long read_status(const rf_hostproc_ctx *c, int status_fd)
+{
     char buf[4096];
     size_t len = 0;
     long code = -1;
+    int net = c->net_fd, sig = forwarded_signals();
     for (;;) {
-        ssize_t n = read(status[0], buf + len, sizeof buf - 1 - len);
+        struct pollfd p[3] = { { .fd = status_fd, .events = POLLIN }, { .fd = sig, .events = POLLIN },
+                               { .fd = net, .events = POLLIN } };
+        if (poll(p, 3, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        struct signalfd_siginfo si;
+        if (sig >= 0 && p[1].revents && read(sig, &si, sizeof si) == (ssize_t)sizeof si)
+            rf_reaper_signal_all(0, (int)si.ssi_signo);
+        if (net >= 0 && p[2].revents && rf_net_serve_socket_request(net) < 0) {
+            close(net);
+            net = -1;
+        }
+        if (!p[0].revents)
+            continue;
+        ssize_t n = read(status_fd, buf + len, sizeof buf - 1 - len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -139,6 +198,36 @@ _Noreturn void rf_bwrap_monitor(const rf_hostproc_ctx *c)
             len = 64;
         }
     }
+    if (sig >= 0)
+        close(sig);
+    return code;
+}
+
+_Noreturn void rf_bwrap_monitor(const rf_hostproc_ctx *c)
+{
+    scope_ipc(c);
+    own_network(c);
+    int seccomp_fd = seccomp_memfd(c);
+    int status[2], block[2];
+    if (pipe2(status, O_CLOEXEC) < 0 || pipe2(block, O_CLOEXEC) < 0)
+        die(c, "bwrap status pipe", NULL, errno);
+    if (write(block[1], "g", 1) != 1)
+        die(c, "bwrap block pipe", NULL, errno);
+    close(block[1]);
+    pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
+    if (pid < 0)
+        die(c, "fork bwrap", NULL, errno);
+    if (pid == 0)
+        exec_bwrap(c, seccomp_fd, status[1], block[0]);
+    /* Blocked: the forwarded ones arrive through read_status's signalfd;
+     * bwrap's status is the one to report. */
+    sigset_t mask;
+    sigfillset(&mask);
+    sigprocmask(SIG_SETMASK, &mask, NULL);
+    close(status[1]);
+    if (seccomp_fd >= 0)
+        close(seccomp_fd);
+    long code = read_status(c, status[0]);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;

@@ -137,9 +137,11 @@ int rf_plan_bwrap_finish(rf_plan *plan, const rf_policy *policy, rf_error **err)
                rf_error_hint_set(err, "install bubblewrap (apt-get install bubblewrap) and allow unprivileged "
                                       "user namespaces, or use --backend native / landlock ('ringfence "
                                       "doctor' shows which work)");
-    if (plan->network == RF_NET_ALLOWLIST)
-        return rf_error_set(err, 0, "network: allowlist: the bwrap backend cannot connect its network "
-                                    "namespace to ringfence's egress proxy"),
+    struct stat st;
+    if (plan->network == RF_NET_ALLOWLIST && stat(RF_BWRAP_PATH, &st) == 0 && (st.st_mode & S_ISUID))
+        return rf_error_set(err, 0, "network: allowlist: the network namespace that holds the proxy's port is "
+                                    "made in a user namespace of ringfence's, where a set-uid %s is not "
+                                    "set-uid", RF_BWRAP_PATH),
                rf_error_hint_set(err, "use the native backend (--backend native), or --network none / host");
     if (plan->landlock == RF_LANDLOCK_REQUIRED)
         return rf_error_set(err, 0, "backend bwrap with landlock: required: bwrap cannot apply Landlock"),

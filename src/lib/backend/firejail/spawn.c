@@ -85,7 +85,7 @@ rf_proc *rf_firejail_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
     firejail_runner r = { .envp = plan->env ? plan->env : empty_env };
     if (rf_firejail_build(plan, rf_firejail_list_host, NULL, &r.inv, err) < 0)
         return NULL;
-    rf_proc *proc = rf_hostproc_spawn_runner(plan, stdio, exec_firejail, &r, NULL, 0, err);
+    rf_proc *proc = rf_hostproc_spawn_runner(plan, stdio, exec_firejail, &r, NULL, 0, -1, err);
     rf_firejail_invocation_free(&r.inv);
     return proc;
 }

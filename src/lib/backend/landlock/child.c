@@ -38,11 +38,17 @@ static int setup_stdio(const rf_hostproc_ctx *c, rf_setup_fail *f)
  * is a hole through every other wall. */
 static int close_inherited(const rf_hostproc_ctx *c, rf_setup_fail *f)
 {
-    /* The report channel and, in test builds, the fault pipe (fault.h). */
-    int a = c->sock, b = c->fault_fd;
-    int keep[2] = { a < b ? a : b, a < b ? b : a };
+    /* The report channel, a runner's proxy channel and, in test builds,
+     * the fault pipe (fault.h); in ascending order. */
+    int keep[3] = { c->sock, c->net_fd, c->fault_fd };
+    for (int i = 1; i < 3; i++)
+        for (int k = i; k > 0 && keep[k] < keep[k - 1]; k--) {
+            int t = keep[k];
+            keep[k] = keep[k - 1];
+            keep[k - 1] = t;
+        }
     unsigned lo = 3;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         if (keep[i] < 0)
             continue;
         if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0U) < 0)
@@ -188,6 +194,10 @@ _Noreturn void rf_hostproc_init(rf_hostproc_ctx *c)
         die(c, &f);
     if (cmd == 0)
         run_command(c, init, &oldmask);
+    /* Only the runner sends on it: the caller must see it close when the
+     * runner dies before sending. */
+    if (c->net_fd >= 0)
+        close(c->net_fd);
     rf_fault_child_point(c->fault_fd, c->sock, "exec"); /* the command is forked and execs */
     static const rf_init_ops ops_template = {
         .signal_all = rf_reaper_signal_all,

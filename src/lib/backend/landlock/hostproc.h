@@ -44,13 +44,17 @@ typedef struct rf_hostproc_ctx {
      * signal applied; seccomp_bpf is its to hand on, not applied here. */
     void (*exec)(const struct rf_hostproc_ctx *c);
     const void *runner;      /* the runner's data */
+    int net_fd;              /* a runner's end of the channel that hands the
+                                proxy's listener over (network: allowlist),
+                                else -1; kept open like sock */
 } rf_hostproc_ctx;
 
 /* spawn.c: start init with a runner in place of the command's execve
- * (confine off; bpf, len: a filter copied into seccomp_bpf for it). */
+ * (confine off; bpf, len: a filter copied into seccomp_bpf for it;
+ * net_fd: see rf_hostproc_ctx, -1 for none, closed here in the caller). */
 rf_proc *rf_hostproc_spawn_runner(const rf_plan *plan, const rf_stdio *stdio,
                                   void (*exec)(const rf_hostproc_ctx *c), const void *runner,
-                                  const void *bpf, size_t len, rf_error **err);
+                                  const void *bpf, size_t len, int net_fd, rf_error **err);
 
 /* child.c: init's half; never returns. */
 _Noreturn void rf_hostproc_init(rf_hostproc_ctx *c);

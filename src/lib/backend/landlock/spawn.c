@@ -110,13 +110,14 @@ static rf_proc *spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_hostp
     }
     rf_hostproc_ctx ctx = { .plan = plan, .sock = sv[1], .caller = getpid(), .stdio = { -1, -1, -1 },
                             .confine = plan->backend == RF_BACKEND_LANDLOCK, .how = how, .wait_go = cg != NULL,
-                            .fault_fd = -1 };
+                            .fault_fd = -1, .net_fd = -1 };
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
     if (runner) {
         ctx.confine = false;
         ctx.exec = runner->exec;
         ctx.runner = runner->runner;
+        ctx.net_fd = runner->net_fd;
     }
     if (runner ? copy_bpf(&ctx, runner->seccomp_bpf, runner->seccomp_len, err) < 0 : prepare(plan, &ctx, err) < 0) {
         release(&ctx);
@@ -182,8 +183,11 @@ rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error 
 
 rf_proc *rf_hostproc_spawn_runner(const rf_plan *plan, const rf_stdio *stdio,
                                   void (*exec)(const rf_hostproc_ctx *c), const void *runner,
-                                  const void *bpf, size_t len, rf_error **err)
+                                  const void *bpf, size_t len, int net_fd, rf_error **err)
 {
-    rf_hostproc_ctx r = { .exec = exec, .runner = runner, .seccomp_bpf = bpf, .seccomp_len = len };
-    return spawn(plan, stdio, &r, err);
+    rf_hostproc_ctx r = { .exec = exec, .runner = runner, .seccomp_bpf = bpf, .seccomp_len = len, .net_fd = net_fd };
+    rf_proc *proc = spawn(plan, stdio, &r, err);
+    if (net_fd >= 0)
+        close(net_fd); /* init's copy is the one that counts */
+    return proc;
 }

@@ -50,29 +50,6 @@ static void clone_into_cgroup(struct clone_args *args, rf_native_ctx *ctx, const
     }
 }
 
-/* network: allowlist. The child's first step after "go" is to send the
- * proxy's listening socket, made in its network namespace; the proxy runs
- * here, in ours. No socket means the child failed before: its report says
- * why, and rf_proc_wait tells. */
-static int start_proxy(const rf_plan *plan, rf_proc *proc, int net_chan, rf_error **err)
-{
-    int listen_fd = rf_msg_recv_fd(net_chan);
-    if (listen_fd < 0) {
-        close(net_chan);
-        return 0;
-    }
-    proc->net_proxy = rf_net_proxy_start(&plan->net, listen_fd, plan->net_log_fd, err);
-    if (!proc->net_proxy) {
-        close(net_chan);
-        return -1;
-    }
-    if (!plan->net.publish)
-        close(net_chan);
-    else if (rf_net_proxy_publish(proc->net_proxy, plan->net.publish, net_chan, err) < 0)
-        return -1;
-    return rf_net_proxy_run(proc->net_proxy, err);
-}
-
 /* The child is waiting for "go": put it in its cgroups, write its id maps
  * (unprivileged caller), then let it start. */
 static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int sock, int net_chan,
@@ -108,7 +85,7 @@ static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int soc
     if (net_chan >= 0) {
         int chan = net_chan;
         net_chan = -1; /* taken by start_proxy */
-        if (start_proxy(plan, proc, chan, err) < 0)
+        if (rf_backend_start_proxy(plan, proc, chan, err) < 0)
             goto fail;
         rf_fault_point("proxy");
     }
