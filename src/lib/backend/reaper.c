@@ -143,6 +143,30 @@ int rf_reaper_signal_all(pid_t command, int sig)
     return sent;
 }
 
+int rf_reaper_signal_below(int skip, int sig)
+{
+    tree t;
+    t.n = 0;
+    read_children(getpid(), &t);
+    int start = 0;
+    for (int gen = 0; gen < skip && start < t.n; gen++) {
+        int end = t.n;
+        for (int i = start; i < end; i++)
+            read_children(t.pids[i], &t);
+        start = end;
+    }
+    for (int i = start; i < t.n; i++)
+        read_children(t.pids[i], &t); /* everything below, breadth-first */
+    int sent = 0;
+    for (int i = start; i < t.n; i++) {
+        if (kill(t.pids[i], sig) == 0)
+            sent++;
+        if (sig != SIGKILL && sig != SIGCONT)
+            kill(t.pids[i], SIGCONT);
+    }
+    return sent;
+}
+
 /* Reap what has exited; returns false once no child is left. */
 static bool reap_some(pid_t command, int *status, bool *done, bool *reaped)
 {

@@ -13,6 +13,11 @@
  * signals were delivered. */
 int rf_reaper_signal_all(pid_t command, int sig);
 
+/* Send sig to the caller's descendants but the first `skip` generations
+ * (they are a runner's own processes: bwrap and its pid 1), with SIGCONT
+ * after it as above. Returns how many signals were delivered. */
+int rf_reaper_signal_below(int skip, int sig);
+
 /* SIGKILL every descendant and reap, pass after pass, until none is left
  * (orphans reach us as their parents die) or a bound of about three seconds
  * of passes. When the command is reaped here its wait status lands in

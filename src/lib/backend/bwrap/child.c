@@ -146,8 +146,10 @@ static void own_network(const rf_hostproc_ctx *c)
 }
 
 /* The signals init forwards to its command (native/init.c): here they
- * are for bwrap's tree, which is ours to pass them to (bwrap passes none
- * on itself; its sandbox runs in a session of its own). */
+ * are for the command inside bwrap, which is ours to pass them to (bwrap
+ * passes none on itself; the command runs in a session of its own).
+ * bwrap's two processes are left alone, so bwrap reports the command's
+ * own status. */
 static int forwarded_signals(void)
 {
     static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
@@ -177,7 +179,7 @@ static long read_status(const rf_hostproc_ctx *c, int status_fd)
         }
         struct signalfd_siginfo si;
         if (sig >= 0 && p[1].revents && read(sig, &si, sizeof si) == (ssize_t)sizeof si)
-            rf_reaper_signal_all(0, (int)si.ssi_signo);
+            rf_reaper_signal_below(2, (int)si.ssi_signo); /* not bwrap and its pid 1: the command */
         if (net >= 0 && p[2].revents && rf_net_serve_socket_request(net) < 0) {
             close(net);
             net = -1;
