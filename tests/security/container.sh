@@ -45,10 +45,55 @@ for want in ("--rm", "--cap-drop=all", "--security-opt=no-new-privileges", "--ne
     assert want in a, want
 assert any(x.startswith("--security-opt=seccomp=/") for x in a), "no seccomp profile"
 assert any("Landlock" in c for c in d["cannot"]), d["cannot"]' "$OUT"
-expect_exit 125 "network: allowlist is refused" rf plan "${RF_OPTS[@]}" --allow-domain example.com -- /bin/true
-contains "the refusal names the backend" "$ERR" "container backend"
 expect_exit 125 "no podman on PATH: refused, not replaced" env PATH=/nonexistent "$RINGFENCE" plan --backend container -- /bin/true
 contains "the refusal names the tool and the fix" "$ERR" "podman is not installed"
+
+# ── network: allowlist ─────────────────────────────────────────────────────
+# podman run by root joins a network namespace of ringfence's whose only way
+# out is the proxy; rootless podman and docker cannot, and are refused.
+if is_root; then
+    mkdir -p "$SCRATCH/www"
+    echo "allowed-$TOKEN" >"$SCRATCH/www/hello"
+    port=$((20000 + RANDOM % 20000))
+    /usr/bin/python3 -m http.server "$port" --bind 127.0.0.1 --directory "$SCRATCH/www" >/dev/null 2>&1 &
+    at_exit "kill $! 2>/dev/null"
+    wait_until 10 curl -fsS -o /dev/null "http://127.0.0.1:$port/hello" 2>/dev/null
+    host_get() { curl -fsS -m 5 "http://127.0.0.1:$port/hello"; }
+    check "control: the host's test server answers on the host" host_get
+    NETA=(--add-host "svc.test:127.0.0.1" --allow-domain svc.test --allow-port "$port")
+    expect_exit 0 "allowlist: plan" rf plan "${RF_OPTS[@]}" "${NETA[@]}" -- /bin/true
+    contains "  ... podman joins ringfence's network namespace" "$OUT" "--network=ns:"
+    expect_exit 0 "allowlist: an allowed name is reached through the proxy" rf run "${RF_OPTS[@]}" "${NETA[@]}" \
+        --status-json "$SCRATCH/net.json" -- curl -fsS -m 10 "http://svc.test:$port/hello" </dev/null
+    contains "  ... the content arrived" "$OUT" "allowed-$TOKEN"
+    check "  ... the status JSON counts it" python3 -c "import json; n=json.load(open('$SCRATCH/net.json'))['network']; assert n['connections'] == 1 and n['allowed'][0]['host'] == 'svc.test', n"
+    expect_exit 22 "allowlist: a name not allowed is refused by the proxy (403)" rf run "${RF_OPTS[@]}" "${NETA[@]}" \
+        -- curl -fsS -m 10 "http://other.test:$port/hello" </dev/null
+    contains "  ... and reported" "$ERR" "blocked connect to other.test"
+    expect_exit 7 "allowlist: a connection that ignores the proxy reaches nothing" rf run "${RF_OPTS[@]}" \
+        "${NETA[@]}" -- curl -sS -m 5 --noproxy '*' "http://127.0.0.1:$port/hello" </dev/null
+    check "allowlist: no network namespace mount left behind" sh -c "! grep -q ' $RINGFENCE_HOME' /proc/self/mountinfo"
+    check "allowlist: no container directory left behind" no_dirs
+    pub=$((20000 + RANDOM % 20000))
+    cp "$SCRATCH/www/hello" "$WS/hello"
+    "$RINGFENCE" run "${RF_OPTS[@]}" --publish "$pub:8000" -- /usr/bin/python3 -m http.server 8000 --bind 127.0.0.1 \
+        </dev/null >"$SCRATCH/pub.log" 2>&1 &
+    pub_pid=$!
+    at_exit "kill $pub_pid 2>/dev/null"
+    if wait_until 30 curl -fsS -o /dev/null "http://127.0.0.1:$pub/hello" 2>/dev/null; then
+        check "allowlist: --publish reaches the server in the container" curl -fsS -m 5 -o /dev/null "http://127.0.0.1:$pub/hello"
+    else
+        fail "allowlist: --publish reaches the server in the container"; diag "$(tail -5 "$SCRATCH/pub.log")"
+    fi
+    kill "$pub_pid" 2>/dev/null
+    wait "$pub_pid" 2>/dev/null
+    rm -f "$WS/hello"
+    check "  ... and the run ends, leaving no directory" no_dirs
+else
+    expect_exit 125 "network: allowlist is refused for rootless podman" \
+        rf plan "${RF_OPTS[@]}" --allow-domain example.com -- /bin/true
+    contains "the refusal names the reason" "$ERR" "rootless podman"
+fi
 
 # ── files ──────────────────────────────────────────────────────────────────
 mkdir -p "$SCRATCH/outside"

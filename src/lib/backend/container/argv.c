@@ -149,7 +149,9 @@ static int add_options(char ***v, const rf_plan *plan, const rf_container_opts *
     if (r == 0 && o->init)
         r = push(v, "--init");
     if (r == 0)
-        r = rf_strv_pushf(v, "--network=%s", plan->network == RF_NET_HOST ? "host" : "none");
+        r = plan->network == RF_NET_ALLOWLIST && o->netns_path
+                ? rf_strv_pushf(v, "--network=ns:%s", o->netns_path)
+                : rf_strv_pushf(v, "--network=%s", plan->network == RF_NET_HOST ? "host" : "none");
     if (r == 0 && plan->network != RF_NET_HOST)
         r = push(v, "--hostname=ringfence");
     if (r == 0)

@@ -154,6 +154,8 @@ static int make_name(struct rf_container_plan *c, const rf_plan *plan)
         return -1;
     if (plan->seccomp != RF_SECCOMP_OFF && asprintf(&c->seccomp_path, "%s/seccomp.json", c->dir) < 0)
         return -1;
+    if (plan->network == RF_NET_ALLOWLIST && asprintf(&c->netns_path, "%s/netns", c->dir) < 0)
+        return -1;
     return 0;
 }
 
@@ -221,22 +223,30 @@ static int refuse_or_warn(rf_plan *plan, const rf_policy *policy, char **weak, r
                                   "in the policy), or use --backend native");
 }
 
-static int refuse_early(const rf_plan *plan, rf_error **err)
+/* network: allowlist: ringfence makes the network namespace, with the
+ * proxy's listener in it, and podman joins it (--network ns:PATH). Only
+ * root can hand podman a namespace: rootless podman makes a user namespace
+ * of its own, which has no rights over one of ringfence's; docker's
+ * daemon takes no namespace path. */
+static int refuse_allowlist(const rf_plan *plan, const struct rf_container_plan *c, rf_error **err)
 {
-    if (plan->network != RF_NET_ALLOWLIST)
+    if (plan->network != RF_NET_ALLOWLIST || (c->opts.tool == RF_CT_PODMAN && !c->opts.rootless))
         return 0;
-    rf_error_set(err, 0, "network: allowlist: the container backend cannot route the command through "
-                         "ringfence's egress proxy (podman's network is none or host here)");
-    return rf_error_hint_set(err, "use --backend native for an allowlist, or --network none / host");
+    rf_error_set(err, 0, "network: allowlist: the container backend can join ringfence's proxy only with podman "
+                         "run by root (%s cannot join a network namespace of ringfence's)",
+                 c->opts.tool == RF_CT_DOCKER ? "docker" : "rootless podman");
+    return rf_error_hint_set(err, "use --backend native or bwrap for an allowlist, or --network none / host");
 }
 
 static int fill(rf_plan *plan, const rf_policy *policy, struct rf_container_plan *c, char ***weak,
                 rf_error **err)
 {
     bool root = getuid() == 0;
-    if (refuse_early(plan, err) < 0 || find_podman_or_docker(c, !root, err) < 0)
+    if (find_podman_or_docker(c, !root, err) < 0)
         return -1;
     c->opts.rootless = !root && c->opts.tool == RF_CT_PODMAN;
+    if (refuse_allowlist(plan, c, err) < 0)
+        return -1;
     c->opts.host_root = root;
     if (root) { /* see the top of this file */
         plan->uid_inside = plan->uid_host = 0;
@@ -274,6 +284,7 @@ static void point_opts(struct rf_container_plan *c)
     c->opts.rootfs = c->image ? NULL : c->rootfs;
     c->opts.image = c->image;
     c->opts.seccomp_path = c->seccomp_path;
+    c->opts.netns_path = c->netns_path;
 }
 
 int rf_container_plan_finish(rf_plan *plan, const rf_policy *policy, rf_error **err)
@@ -325,6 +336,7 @@ void rf_container_plan_free(struct rf_container_plan *c)
     free(c->dir);
     free(c->rootfs);
     free(c->seccomp_path);
+    free(c->netns_path);
     free(c->image);
     rf_strv_free(c->argv);
     free(c);
@@ -359,9 +371,10 @@ int rf_container_doctor(bool *usable, char ***gives, char ***lacks)
     free(c.tool_path);
     r |= rf_strv_pushf(gives, "%s", podman ? "the plan's own root (--rootfs), read-only; or a local image (--image)"
                                    : "a local image (--image): docker has no --rootfs");
-    r |= rf_strv_pushf(gives, "%s", "network none or host; capabilities dropped, no_new_privs, the seccomp filter as OCI JSON");
+    r |= rf_strv_pushf(gives, "%s", "network none, host, or (podman as root) the allowlist through ringfence's proxy; "
+                                    "capabilities dropped, no_new_privs, the seccomp filter as OCI JSON");
     r |= rf_strv_pushf(gives, "%s", "the container removed at exit, timeout and when ringfence is killed");
-    r |= rf_strv_pushf(lacks, "%s", "no Landlock rules; network allowlist refused");
+    r |= rf_strv_pushf(lacks, "%s", "no Landlock rules; network allowlist refused for rootless podman and docker");
     if (root)
         r |= rf_strv_pushf(lacks, "%s", "a root caller's command is host uid 0 without capabilities (--accept-weaker)");
     if (!root && podman && !cgroup_v2_only())

@@ -29,6 +29,8 @@ typedef struct rf_container_opts {
     const char *rootfs;       /* --rootfs directory (no image), else NULL */
     const char *image;        /* the image (container.image), else NULL */
     const char *seccomp_path; /* the filter as OCI JSON, or NULL (seccomp: off) */
+    const char *netns_path;   /* network: allowlist: the network namespace
+                                 ringfence made, bind-mounted here (run.c) */
     unsigned long nofile;     /* --ulimit nofile: no higher than the caller's hard limit */
     unsigned long nproc;      /* --ulimit nproc */
     bool init;                /* --init: a small init as pid 1 (podman: catatonit) */
@@ -42,7 +44,7 @@ int rf_container_argv(const rf_plan *plan, const rf_container_opts *opts, char *
 /* What the plan keeps for the runner (plan->container). */
 struct rf_container_plan {
     rf_container_opts opts;   /* its strings point into the fields below */
-    char *tool_path, *runtime, *name, *dir, *rootfs, *seccomp_path, *image;
+    char *tool_path, *runtime, *name, *dir, *rootfs, *seccomp_path, *image, *netns_path;
     char **argv;
 };
 void rf_container_plan_free(struct rf_container_plan *c);
@@ -50,13 +52,14 @@ json_t *rf_container_plan_json(const rf_plan *plan);
 
 /* Plan time: find the tool, check that it can run here, fill
  * plan->container and plan->cannot, refuse what it cannot honour unless
- * accept_weaker. Refuses network: allowlist. */
+ * accept_weaker. network: allowlist only with podman run by root. */
 int rf_container_plan_finish(rf_plan *plan, const rf_policy *policy, rf_error **err);
 
 /* The root directory for --rootfs: mount points and symlinks (rootfs.c). */
 int rf_container_rootfs_make(const rf_plan *plan, const char *rootfs, rf_error **err);
 /* Remove dir and everything in it (never following a symlink, never
- * crossing into another file system). */
+ * crossing into another file system; the network namespace's bind mount
+ * is taken down first). */
 void rf_container_dir_remove(const char *dir);
 
 /* `ringfence doctor`'s row (choose.c); returns -1 when out of memory. */

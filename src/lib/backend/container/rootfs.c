@@ -13,6 +13,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/mount.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -126,6 +127,10 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 
 void rf_container_dir_remove(const char *dir)
 {
-    if (dir)
-        nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+    if (!dir)
+        return;
+    char netns[4200];
+    if (snprintf(netns, sizeof netns, "%s/netns", dir) < (int)sizeof netns)
+        umount2(netns, MNT_DETACH | UMOUNT_NOFOLLOW); /* network: allowlist (run.c); else nothing there */
+    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }

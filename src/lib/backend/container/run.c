@@ -16,10 +16,18 @@
  * exit codes 125-127 come from podman itself when that line is podman's
  * "Error: ...", and are then reported as ringfence's setup or exec error,
  * not as the command's status. The directory with the root and the seccomp
- * profile is removed before the status is sent. */
+ * profile is removed before the status is sent.
+ *
+ * network: allowlist (podman run by root): before podman starts, a helper
+ * child of the supervisor makes a network namespace, brings lo up, sends
+ * the proxy's listener made in it to the caller (where the native
+ * backend's proxy runs), and bind-mounts the namespace on DIR/netns, which
+ * podman joins (--network ns:DIR/netns). The helper stays in the namespace
+ * to hand out sockets for --publish, and dies with the supervisor. */
 #include "backend/container/container.h"
 #include "backend/backend.h"
 #include "backend/native/report.h"
+#include "backend/native/sandbox.h"
 #include "export/export.h"
 #include "proc/proc.h"
 #include "util/error.h"
@@ -31,6 +39,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -237,7 +248,61 @@ static void start_tool(sup *s, const int stdio[3], const sigset_t *old)
         _exit(RF_EXIT_FAILURE);
 }
 
-static __attribute__((noreturn)) void supervisor(const struct rf_container_plan *c, int sock, const int stdio[3])
+/* The helper: in a network namespace of its own, until the supervisor
+ * dies or the caller closes net_fd. Reports failure by exiting before it
+ * writes `ready`. */
+static __attribute__((noreturn)) void netns_helper(const struct rf_container_plan *c, int net_fd, int ready)
+{
+    rf_setup_fail f = { 0 };
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || unshare(CLONE_NEWNET) < 0 ||
+        rf_net_loopback_up(&f) < 0 || rf_net_send_proxy_listener(net_fd, &f) < 0 ||
+        mount("/proc/self/ns/net", c->netns_path, NULL, MS_BIND, NULL) < 0) {
+        dprintf(2, "Error: network namespace for the proxy: %s\n", strerror(f.errnum ? f.errnum : errno));
+        _exit(RF_EXIT_FAILURE);
+    }
+    if (write(ready, "r", 1) != 1)
+        _exit(RF_EXIT_FAILURE);
+    close(ready);
+    for (;;) {
+        struct pollfd p = { .fd = net_fd, .events = POLLIN };
+        if (poll(&p, 1, -1) < 0 && errno != EINTR)
+            _exit(0);
+        if (p.revents && rf_net_serve_socket_request(net_fd) < 0)
+            _exit(0);
+    }
+}
+
+/* Start the helper and wait until the namespace is in place; its pid, or
+ * -1 when it failed (its message is on stderr). */
+static pid_t start_netns(const struct rf_container_plan *c, int net_fd)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        netns_helper(c, net_fd, p[1]);
+    }
+    close(p[1]);
+    close(net_fd); /* the helper's now: the caller sees it close if the helper dies */
+    char b = 0;
+    ssize_t n;
+    while ((n = read(p[0], &b, 1)) < 0 && errno == EINTR)
+        ;
+    close(p[0]);
+    if (pid > 0 && n == 1)
+        return pid;
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    return -1;
+}
+
+static __attribute__((noreturn)) void supervisor(const struct rf_container_plan *c, int sock, const int stdio[3],
+                                                 int net_fd)
 {
     setsid(); /* the terminal's ^C reaches ringfence, which passes it on once */
     signal(SIGPIPE, SIG_IGN);
@@ -250,11 +315,22 @@ static __attribute__((noreturn)) void supervisor(const struct rf_container_plan 
     sigprocmask(SIG_BLOCK, &set, &old);
     int sigfd = signalfd(-1, &set, SFD_CLOEXEC);
     sup s = { .c = c, .sock = sock, .errfd = -1 };
+    pid_t helper = net_fd >= 0 ? start_netns(c, net_fd) : 0;
+    if (helper < 0) {
+        rf_msg_send(sock, RF_MSG_SETUP_ERROR, EIO, "network namespace for the proxy", c->netns_path);
+        rf_container_dir_remove(c->dir);
+        _exit(0);
+    }
     start_tool(&s, stdio, &old);
     int pidfd = (int)syscall(SYS_pidfd_open, s.tool, 0);
     int st = supervise(&s, sigfd, pidfd);
     if (s.killed)
         remove_container(c); /* created after the first rm, by a podman killed mid-way */
+    if (helper > 0) {
+        kill(helper, SIGKILL);
+        while (waitpid(helper, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
     rf_container_dir_remove(c->dir);
     report(&s, st);
     _exit(0);
@@ -278,6 +354,14 @@ static int prepare_host(const rf_plan *plan, const struct rf_container_plan *c, 
         return rf_error_set(err, errno, "backend container: create %s", parent);
     if (mkdir(c->dir, 0700) < 0)
         return rf_error_set(err, errno, "backend container: create %s", c->dir);
+    int fd = c->netns_path ? open(c->netns_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+    if (fd >= 0)
+        close(fd);
+    else if (c->netns_path) {
+        rf_error_set(err, errno, "backend container: create %s", c->netns_path);
+        rf_container_dir_remove(c->dir);
+        return -1;
+    }
     if ((!c->image && rf_container_rootfs_make(plan, c->rootfs, err) < 0) || write_seccomp(plan, c, err) < 0) {
         rf_container_dir_remove(c->dir);
         return -1;
@@ -316,13 +400,19 @@ rf_proc *rf_container_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
     int fds[3] = { -1, -1, -1 };
     if (stdio)
         memcpy(fds, &stdio->in_fd, sizeof fds);
-    int sv[2] = { -1, -1 };
+    int sv[2] = { -1, -1 }, nv[2] = { -1, -1 };
     pid_t pid = -1;
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0 && (pid = fork()) == 0) {
+    bool proxy = c->netns_path != NULL;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0 &&
+        (!proxy || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nv) == 0) && (pid = fork()) == 0) {
         close(sv[0]);
-        supervisor(c, sv[1], fds);
+        if (nv[0] >= 0)
+            close(nv[0]);
+        supervisor(c, sv[1], fds, nv[1]);
     }
     int e = errno;
+    if (nv[1] >= 0)
+        close(nv[1]);
     if (pid < 0 && sv[0] >= 0) {
         close(sv[0]);
         close(sv[1]);
@@ -332,6 +422,8 @@ rf_proc *rf_container_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
     if (pid > 0)
         close(sv[1]);
     if (!proc) {
+        if (nv[0] >= 0)
+            close(nv[0]);
         if (pid > 0) { /* the closed channel makes it remove what it started */
             close(sv[0]);
             while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
@@ -345,5 +437,9 @@ rf_proc *rf_container_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
     proc->tree_via_init = true;
     proc->placeholders = ph;
     proc->how = limits_how(plan, c);
+    if (nv[0] >= 0 && rf_backend_start_proxy(plan, proc, nv[0], err) < 0) {
+        rf_proc_free(proc); /* the supervisor removes the container and the directory */
+        return NULL;
+    }
     return proc;
 }
