@@ -115,6 +115,15 @@ static void test_argv(void)
     compare(argv, "container-podman-root.argv", "rootful podman, host network: the golden argv");
     rf_strv_free(argv);
 
+    /* network: allowlist: podman joins the namespace ringfence made. */
+    p->network = RF_NET_ALLOWLIST;
+    o.netns_path = "/i/container/c/netns";
+    ok(rf_container_argv(p, &o, &argv, &err) == 0 && rf_strv_contains(argv, "--network=ns:/i/container/c/netns") &&
+           !rf_strv_contains(argv, "--network=none") && !rf_strv_contains(argv, "--network=host"),
+       "allowlist: --network ns: the namespace ringfence made, never none or host");
+    rf_strv_free(argv);
+    o.netns_path = NULL;
+
     /* docker with an image: the image's userland, the plan's user mounts. */
     p->network = RF_NET_NONE;
     p->limits = (rf_limits){ .memory_bytes = 1 << 30 };
