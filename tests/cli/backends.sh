@@ -151,6 +151,29 @@ printf 'restricted_runner:\n  default_type: exec\n' >"$SCRATCH/mitto-exec.yaml"
 check "Mitto runner exec: plan" plan_to --config "$SCRATCH/mitto-exec.yaml" -- true
 check "Mitto exec: backend none" pj 'assert p["backend"]=="none"'
 contains "Mitto exec: a warning on stderr" "$ERR" "WITHOUT a sandbox"
+# term_run BACKEND WANT DESC: SIGTERM to a running ringfence ends the run
+# within 10 s, with exit status WANT (the command traps it: exit 42 and a
+# file rf-term in the workspace).
+term_run() {
+    local backend=$1 want=$2 desc=$3 pid t0 rc
+    rm -f rf-term
+    "$RINGFENCE" run --backend "$backend" -- sh -c 'trap "echo trapped >rf-term; exit 42" TERM; sleep 30 & wait' \
+        </dev/null >/dev/null 2>&1 &
+    pid=$!
+    sleep 2
+    kill -TERM "$pid"
+    t0=$SECONDS
+    while kill -0 "$pid" 2>/dev/null && [ $((SECONDS - t0)) -lt 10 ]; do sleep 0.2; done
+    if kill -0 "$pid" 2>/dev/null; then
+        fail "--backend $backend: SIGTERM to ringfence ends the run"
+        kill -KILL "$pid"
+        return
+    fi
+    wait "$pid"
+    rc=$?
+    check "--backend $backend: SIGTERM to ringfence ends the run: $desc ($want, got $rc)" test "$rc" = "$want"
+}
+
 # ── firejail: never replaced by another backend ──
 printf 'restricted_runner:\n  default_type: firejail\n' >"$SCRATCH/mitto-firejail.yaml"
 if rf plan --backend firejail -- true >/dev/null 2>&1; then
@@ -165,20 +188,8 @@ if rf plan --backend firejail -- true >/dev/null 2>&1; then
     expect_exit 0 "--backend firejail: no capabilities, no_new_privs" rf run --backend firejail -- "$PROBE" status </dev/null
     contains "--backend firejail: ... NoNewPrivs" "$OUT" "NoNewPrivs:	1"
     # SIGTERM to ringfence reaches the command (its trap writes a file); firejail then reports 143.
-    "$RINGFENCE" run --backend firejail -- sh -c 'trap "echo trapped >fj-term; exit 42" TERM; sleep 30 & wait' \
-        </dev/null >/dev/null 2>&1 &
-    fj_pid=$!
-    sleep 2
-    kill -TERM "$fj_pid"
-    t0=$SECONDS
-    while kill -0 "$fj_pid" 2>/dev/null && [ $((SECONDS - t0)) -lt 10 ]; do sleep 0.2; done
-    if kill -0 "$fj_pid" 2>/dev/null; then
-        fail "--backend firejail: SIGTERM to ringfence ends the run"; kill -KILL "$fj_pid"
-    else
-        wait "$fj_pid"; rc=$?
-        check "--backend firejail: SIGTERM reaches the command (its trap ran), the run ends with 143 (got $rc)" \
-            test "$rc" = 143 -a -f fj-term
-    fi
+    term_run firejail 143 "the trap ran, firejail's status"
+    check "--backend firejail: ... the command's trap ran" test -f rf-term
     check "Mitto runner firejail: plan" plan_to --config "$SCRATCH/mitto-firejail.yaml" -- true
     check "Mitto firejail: backend firejail" pj 'assert p["backend"]=="firejail"'
     rf doctor --json >"$SCRATCH/d.json" 2>/dev/null || true
@@ -201,19 +212,8 @@ if rf plan --backend bwrap -- true >/dev/null 2>&1; then
     contains "--backend bwrap: ... under seccomp" "$OUT" "Seccomp:	2"
     expect_exit 7 "--backend bwrap: the command's exit status" rf run --backend bwrap -- sh -c 'exit 7'
     # SIGTERM to ringfence reaches the command inside bwrap (init forwards it
-    # to the monitor, which passes it to bwrap's tree), and the run ends.
-    "$RINGFENCE" run --backend bwrap -- sh -c 'trap "exit 42" TERM; sleep 30 & wait' </dev/null >/dev/null 2>&1 &
-    bw_pid=$!
-    sleep 1
-    kill -TERM "$bw_pid"
-    t0=$SECONDS
-    while kill -0 "$bw_pid" 2>/dev/null && [ $((SECONDS - t0)) -lt 10 ]; do sleep 0.2; done
-    if kill -0 "$bw_pid" 2>/dev/null; then
-        fail "--backend bwrap: SIGTERM to ringfence ends the run"; kill -KILL "$bw_pid"
-    else
-        wait "$bw_pid"; rc=$?
-        check "--backend bwrap: SIGTERM to ringfence reaches the command (its trap's exit 42, got $rc)" test "$rc" = 42
-    fi
+    # to the monitor, which passes it to the command), and bwrap reports its status.
+    term_run bwrap 42 "the command's trap's exit 42"
     printf 'restricted_runner:\n  default_type: bwrap\n' >"$SCRATCH/mitto-bwrap.yaml"
     check "Mitto runner bwrap: plan" plan_to --config "$SCRATCH/mitto-bwrap.yaml" -- true
     check "Mitto bwrap: backend bwrap" pj 'assert p["backend"]=="bwrap"'
