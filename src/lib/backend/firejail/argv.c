@@ -120,7 +120,12 @@ static void hide(builder *b, const char *dir, int depth)
             break;
         }
         int s = managed(b, p) ? 1 : shown(b, p);
-        if (s == 2 && depth < 64)
+        if (s == 2 && depth >= 64) { /* never leave it unwalked: refuse */
+            b->bad = p;
+            b->failed = EINVAL;
+            break;
+        }
+        if (s == 2)
             hide(b, p, depth + 1);
         else if (s == 0)
             opt(b, "blacklist", p);
@@ -300,8 +305,8 @@ int rf_firejail_build(const rf_plan *plan, rf_firejail_lister list, void *data, 
     char *profile = b.failed ? NULL : joined_lines(b.lines);
     rf_strv_free(b.lines);
     if (b.failed == EINVAL)
-        rf_error_set(err, 0, "backend firejail: the host path %s has a newline in its name, which a firejail "
-                             "profile cannot name", b.bad),
+        rf_error_set(err, 0, "backend firejail: a firejail profile cannot name the host path %s (a newline in "
+                             "its name, or more than 64 directories deep)", b.bad),
             rf_error_hint_set(err, "rename it, or use --backend native or bwrap");
     else if (b.failed || !profile)
         rf_error_set(err, ENOMEM, "backend firejail: argv");
