@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
@@ -23,6 +24,31 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Ids are 32 bits; a range past that would wrap to system ids. */
+#define RF_SUBID_ID_MAX 4294967294UL
+
+int rf_subid_parse_first(FILE *f, const char *uid, const char *name, unsigned long *start, unsigned long *count)
+{
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *save = NULL, *who = strtok_r(line, ":\n", &save), *s = strtok_r(NULL, ":\n", &save),
+             *n = strtok_r(NULL, ":\n", &save);
+        if (!who || !s || !n || (strcmp(who, uid) && (!name || strcmp(who, name))))
+            continue;
+        if (s[0] < '0' || s[0] > '9' || n[0] < '0' || n[0] > '9')
+            continue; /* strtoul would take "-1" and " 5" */
+        char *e1, *e2;
+        errno = 0;
+        unsigned long a = strtoul(s, &e1, 10), c = strtoul(n, &e2, 10);
+        if (!errno && !*e1 && !*e2 && c >= 2 && a > 0 && a <= RF_SUBID_ID_MAX && c <= RF_SUBID_ID_MAX - a + 1) {
+            *start = a;
+            *count = c;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 static int first_range(const char *file, unsigned long *start, unsigned long *count)
 {
     struct passwd *pw = getpwuid(getuid());
@@ -31,19 +57,7 @@ static int first_range(const char *file, unsigned long *start, unsigned long *co
     FILE *f = fopen(file, "re");
     if (!f)
         return -1;
-    char line[512];
-    int rc = -1;
-    while (rc < 0 && fgets(line, sizeof line, f)) {
-        char *save = NULL, *who = strtok_r(line, ":\n", &save), *s = strtok_r(NULL, ":\n", &save),
-             *n = strtok_r(NULL, ":\n", &save);
-        if (!who || !s || !n || (strcmp(who, uid) && (!pw || strcmp(who, pw->pw_name))))
-            continue;
-        char *e1, *e2;
-        *start = strtoul(s, &e1, 10);
-        *count = strtoul(n, &e2, 10);
-        if (!*e1 && !*e2 && *count >= 2 && *start > 0)
-            rc = 0;
-    }
+    int rc = rf_subid_parse_first(f, uid, pw ? pw->pw_name : NULL, start, count);
     fclose(f);
     return rc;
 }
@@ -58,19 +72,30 @@ int rf_subid_ranges(rf_subid *out)
     return 0;
 }
 
-static unsigned long past_ranges(const char *file, unsigned long at)
+unsigned long rf_subid_parse_past(FILE *f, unsigned long at)
 {
-    FILE *f = fopen(file, "re");
     char line[512];
-    while (f && fgets(line, sizeof line, f)) {
+    while (fgets(line, sizeof line, f)) {
         char *save = NULL, *who = strtok_r(line, ":\n", &save), *s = strtok_r(NULL, ":\n", &save),
              *n = strtok_r(NULL, ":\n", &save);
-        unsigned long end = who && s && n ? strtoul(s, NULL, 10) + strtoul(n, NULL, 10) : 0;
+        if (!who || !s || !n)
+            continue;
+        unsigned long a = strtoul(s, NULL, 10), c = strtoul(n, NULL, 10);
+        /* A range that would wrap ends at the top: nothing fits past it. */
+        unsigned long end = a > ULONG_MAX - c ? ULONG_MAX : a + c;
         if (end > at)
             at = end;
     }
-    if (f)
-        fclose(f);
+    return at;
+}
+
+static unsigned long past_ranges(const char *file, unsigned long at)
+{
+    FILE *f = fopen(file, "re");
+    if (!f)
+        return at;
+    at = rf_subid_parse_past(f, at);
+    fclose(f);
     return at;
 }
 

@@ -7,12 +7,20 @@
 #include "ringfence.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 typedef struct rf_subid {
     unsigned long uid_start, uid_count; /* the caller's range in /etc/subuid */
     unsigned long gid_start, gid_count; /* and in /etc/subgid */
 } rf_subid;
+
+/* The parsers behind them (fuzz/fuzz-subid.c). parse_first: the first
+ * "WHO:START:COUNT" line whose WHO is uid or name (NULL: none) with START
+ * > 0, COUNT >= 2, all digits, and START + COUNT - 1 a 32-bit id; -1 when
+ * there is none. parse_past: the highest START + COUNT, at least at. */
+int rf_subid_parse_first(FILE *f, const char *uid, const char *name, unsigned long *start, unsigned long *count);
+unsigned long rf_subid_parse_past(FILE *f, unsigned long at);
 
 /* The caller's first range in each file; -1 (ENOENT) when one is missing. */
 int rf_subid_ranges(rf_subid *out);
