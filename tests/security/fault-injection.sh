@@ -22,15 +22,22 @@ mounts_of_ours() {
 MOUNTS0=$(mounts_of_ours)
 TMP0=$(ls -A /tmp | grep -i ringfence | sort)
 
-# fresh_ws: a workspace with a .git that has no hooks (a placeholder target).
+# fresh_ws: a workspace with a .git that has no hooks (a placeholder target),
+# owned by FI_OWNER when set (a root caller's runner backends run the
+# command as the workspace's owner).
 fresh_ws() {
     WS_FI="$SCRATCH/ws-$1"
     rm -rf "$WS_FI"
     mkdir -p "$WS_FI/.git"
     echo "$1" >"$WS_FI/file"
+    [ -z "${FI_OWNER:-}" ] || chown -R "$FI_OWNER" "$WS_FI"
 }
 
-instance_running() { rf instance list 2>/dev/null | awk '$1 == "fi" { print $2 }'; }
+FI_INSTANCE=fi # empty: no --instance
+instance_running() {
+    [ -z "$FI_INSTANCE" ] || rf instance list 2>/dev/null | awk -v i="$FI_INSTANCE" '$1 == i { print $2 }'
+}
+instance_opt() { [ -z "$FI_INSTANCE" ] || printf '%s\n' --instance "$FI_INSTANCE"; }
 
 # leftovers PID: what the supervisor PID left on the host, one line each
 # (empty when nothing).
@@ -56,7 +63,7 @@ fault() {
     local backend=$1 step=$2; shift 2
     fresh_ws "$backend-$step"
     local rc=0
-    (cd "$WS_FI" && exec env TMPDIR="$FI_TMP" RF_TEST_FAULT_STEP="$step" "$RINGFENCE" run --instance fi "$@" \
+    (cd "$WS_FI" && exec env TMPDIR="$FI_TMP" RF_TEST_FAULT_STEP="$step" "$RINGFENCE" run $(instance_opt) "$@" \
         -- bash -c "exec -a $TOKEN-$step sleep 300") </dev/null >/dev/null 2>"$SCRATCH/err" &
     local pid=$!
     wait "$pid" 2>/dev/null || rc=$?
@@ -76,7 +83,7 @@ fault() {
             pass "control: a start killed after its placeholders leaves them"; fi
     fi
     expect_exit 0 "$backend/$step: the next start in that workspace and instance runs" \
-        env -C "$WS_FI" TMPDIR="$FI_TMP" "$RINGFENCE" run --instance fi "$@" -- true
+        env -C "$WS_FI" TMPDIR="$FI_TMP" "$RINGFENCE" run $(instance_opt) "$@" -- true
     if ws_restored; then pass "$backend/$step: no placeholder left in the workspace after the next start"; else
         fail "$backend/$step: no placeholder left in the workspace after the next start"
         diag "workspace: $(cd "$WS_FI" && ls -A | tr '\n' ' ') .git: $(ls -A "$WS_FI/.git" | tr '\n' ' ')"; fi
@@ -119,3 +126,28 @@ else
         fault landlock "$step" --backend landlock --accept-weaker "${LIMITS[@]}"
     done
 fi
+
+# The runner backends start through the landlock backend's init, so they
+# pass its steps; bwrap with the allowlist (its own network namespace and
+# the proxy), firejail as it is. As root, the workspace goes to the
+# unprivileged test user, whom firejail lets in, and no instance is named
+# (a root caller's instance needs the native backend); otherwise each
+# backend has an instance of its own.
+FI_OWNER=
+is_root && FI_OWNER="${RF_TEST_USER:-rftest}:"
+for backend in bwrap firejail; do
+    fresh_ws "probe-$backend"
+    if ! (cd "$WS_FI" && "$RINGFENCE" plan --backend "$backend" -- true) >/dev/null 2>"$SCRATCH/err"; then
+        skip "$backend backend steps" "not usable here: $(head -1 "$SCRATCH/err")"
+        continue
+    fi
+    FI_INSTANCE="fi-$backend"
+    is_root && FI_INSTANCE=
+    opts=(--backend "$backend" "${LIMITS[@]}")
+    [ "$backend" = bwrap ] && opts+=(--allow-domain example.invalid)
+    for step in $LANDLOCK_STEPS; do
+        fault "$backend" "$step" "${opts[@]}"
+    done
+done
+FI_OWNER=
+FI_INSTANCE=fi

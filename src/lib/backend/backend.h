@@ -31,6 +31,10 @@ int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err);
  * map_root_to / 65534 as the plan's identity already says; drop_ids set,
  * no id-mapped mounts. The caller checks uid_host != 0. */
 void rf_backend_root_as_owner(rf_plan *plan, const rf_policy *policy);
+/* A root caller's named instance runs as its own uid (instances.md): with
+ * ids dropped (landlock, bwrap, firejail) its tree is out of the command's
+ * reach, so that is refused, naming the backend and the fix. */
+int rf_backend_refuse_root_instance(const rf_plan *plan, const rf_policy *policy, rf_error **err);
 
 /* network: allowlist (native, bwrap). The child's first step after "go"
  * is to send the proxy's listening socket, made in the sandbox's network

@@ -132,6 +132,18 @@ void rf_backend_start_give(rf_backend_start *s, rf_proc *proc)
     memset(s, 0, sizeof *s);
 }
 
+int rf_backend_refuse_root_instance(const rf_plan *plan, const rf_policy *policy, rf_error **err)
+{
+    if (!plan->caller_is_root || !plan->drop_ids || !policy->instance)
+        return 0;
+    rf_error_set(err, 0, "backend %s: instance %s has an identity of its own, which only the native backend "
+                         "maps for a root caller (here the command would run as uid %u, which cannot reach the "
+                         "instance's tree)", rf_backend_name(plan->backend), policy->instance,
+                 (unsigned)plan->uid_host);
+    return rf_error_hint_set(err, "run instances as root with --backend native, or run ringfence as the "
+                                  "workspace's owner");
+}
+
 void rf_backend_root_as_owner(rf_plan *plan, const rf_policy *policy)
 {
     struct stat st;

@@ -202,7 +202,7 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
     /* Where the id comes from (plan.c: the workspace's owner by default). */
     const char *from = policy->map_root_to_set || plan->uid_host == policy->map_root_to ? "map_root_to"
                                                                                        : "the workspace's owner";
-    if (plan->uid_host != 0 && can_switch_ids(plan, err) < 0)
+    if ((plan->uid_host != 0 && can_switch_ids(plan, err) < 0) || rf_backend_refuse_root_instance(plan, policy, err) < 0)
         return -1;
     if (plan->uid_host == 0)
         return rf_error_set(err, 0, "backend landlock: map_root_to is 0, so the command would run as "

@@ -117,6 +117,8 @@ char *rf_bwrap_version(void)
 static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     rf_backend_root_as_owner(plan, policy);
+    if (rf_backend_refuse_root_instance(plan, policy, err) < 0)
+        return -1;
     if (plan->uid_host == 0)
         return rf_error_set(err, 0, "backend bwrap: map_root_to is 0, so bwrap would run as host root"),
                rf_error_hint_set(err, "set map_root_to (--map-root-to) to an unprivileged uid such as 65534");

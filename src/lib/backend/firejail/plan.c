@@ -153,6 +153,8 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     rf_backend_root_as_owner(plan, policy);
     plan->keep_bounding = true; /* firejail is set-uid: it needs them back */
+    if (rf_backend_refuse_root_instance(plan, policy, err) < 0)
+        return -1;
     char why[300];
     if (plan->uid_host == 0 || !lets_in(plan->uid_host, why, sizeof why))
         return rf_error_set(err, 0, "backend firejail: a root caller's command runs as the workspace's owner "
