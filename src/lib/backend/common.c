@@ -136,10 +136,10 @@ int rf_backend_refuse_root_instance(const rf_plan *plan, const rf_policy *policy
 {
     if (!plan->caller_is_root || !plan->drop_ids || !policy->instance)
         return 0;
-    rf_error_set(err, 0, "backend %s: instance %s has an identity of its own, which only the native backend "
-                         "maps for a root caller (here the command would run as uid %u, which cannot reach the "
-                         "instance's tree)", rf_backend_name(plan->backend), policy->instance,
-                 (unsigned)plan->uid_host);
+    rf_error_set(err, 0, "backend %s: a root caller's instance %s runs under an identity of its own, which only "
+                         "the native backend maps onto the instance's tree and the workspace at once (id-mapped "
+                         "mounts); with ids dropped the command could not reach both",
+                 rf_backend_name(plan->backend), policy->instance);
     return rf_error_hint_set(err, "run instances as root with --backend native, or run ringfence as the "
                                   "workspace's owner");
 }
