@@ -206,5 +206,6 @@ _Noreturn void rf_hostproc_init(rf_hostproc_ctx *c)
     };
     rf_init_ops ops = ops_template;
     ops.caller = c->caller;
+    ops.terminate_command = c->exec != NULL;
     rf_init_run(cmd, c->sock, &ops);
 }

@@ -99,7 +99,9 @@ static void handle_message(init_state *s)
     int r = rf_msg_recv(s->sock, &m);
     if (r <= 0)
         caller_gone(s);
-    if (m.type == RF_MSG_TERMINATE)
+    if (m.type == RF_MSG_TERMINATE && s->ops && s->ops->terminate_command && !s->done)
+        kill(s->command, SIGTERM);
+    else if (m.type == RF_MSG_TERMINATE)
         signal_all(s, SIGTERM);
     else if (m.type == RF_MSG_KILL)
         signal_all(s, SIGKILL);

@@ -95,6 +95,10 @@ typedef struct rf_init_ops {
     void (*kill_all)(pid_t command, int *status, bool *done);
     pid_t caller;             /* init's parent at start */
     int parent_death_signal;  /* set with PR_SET_PDEATHSIG: checked against caller */
+    bool terminate_command;   /* a runner (bwrap, firejail) is the command: the caller's
+                                 "terminate" goes to it alone, and it ends its sandbox
+                                 in order (so the command's status and CPU time come
+                                 back); "kill" still reaches every process */
 } rf_init_ops;
 _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops);
 /* Before rf_init_run: also answer socket requests on `chan` (native
