@@ -2,6 +2,7 @@
 /* rf_plan_build: turn a resolved policy and a command into the concrete
  * plan every backend executes. Pure except for looking at the host
  * filesystem (which system paths exist, where the executable is). */
+#include "backend/backend.h"
 #include "backend/container/container.h"
 #include "plan/plan.h"
 #include "util/cleanup.h"
@@ -34,15 +35,6 @@ static int cmp_mount_target(const void *a, const void *b)
  * it, Landlock denies opening, IPC scoping denies signals, and Landlock's
  * ptrace rule keeps the owner's other processes out of reach. A workspace
  * owned by root keeps the unprivileged default (65534). */
-static void landlock_root_identity(rf_plan *plan, const rf_policy *policy)
-{
-    struct stat st;
-    if (!policy->workspace || stat(policy->workspace, &st) < 0 || st.st_uid == 0)
-        return;
-    plan->uid_host = st.st_uid;
-    plan->gid_host = st.st_gid == 0 ? 65534 : st.st_gid; /* never root's group */
-}
-
 static void set_identity(rf_plan *plan, const rf_policy *policy)
 {
     plan->uid_inside = plan->uid_host = getuid();
@@ -52,15 +44,11 @@ static void set_identity(rf_plan *plan, const rf_policy *policy)
         plan->uid_host = policy->map_root_to;
         plan->gid_host = (gid_t)policy->map_root_to;
     }
-    if (plan->caller_is_root && plan->backend == RF_BACKEND_LANDLOCK && !policy->map_root_to_set)
-        landlock_root_identity(plan, policy);
     /* Without a user namespace there is no uid 0 "inside" that is not host
-     * root: the command itself becomes the unprivileged id. */
-    if (plan->caller_is_root && plan->backend == RF_BACKEND_LANDLOCK) {
-        plan->uid_inside = plan->uid_host;
-        plan->gid_inside = plan->gid_host;
-        plan->drop_ids = true;
-    }
+     * root: the command itself becomes the unprivileged id (the workspace's
+     * owner, see above; bwrap and firejail do the same at plan finish). */
+    if (plan->caller_is_root && plan->backend == RF_BACKEND_LANDLOCK)
+        rf_backend_root_as_owner(plan, policy);
 }
 
 /* An unprivileged caller's instance with a subordinate id of its own

@@ -152,11 +152,10 @@ static void own_network(const rf_hostproc_ctx *c)
  * own status. */
 static int forwarded_signals(void)
 {
-    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
     sigset_t set;
     sigemptyset(&set);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaddset(&set, sigs[i]);
+    for (size_t i = 0; i < RF_INIT_N_FORWARDED; i++)
+        sigaddset(&set, rf_init_forwarded[i]);
     return signalfd(-1, &set, SFD_CLOEXEC);
 }
 

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+const int rf_init_forwarded[RF_INIT_N_FORWARDED] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
 static int socket_chan = -1; /* rf_init_serve_sockets */
 
@@ -87,8 +87,8 @@ static void handle_signal(init_state *s, int sfd)
                 caller_gone(s);
             continue;
         }
-        for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-            if (sig == forwarded[i] && !s->done)
+        for (size_t i = 0; i < RF_INIT_N_FORWARDED; i++)
+            if (sig == rf_init_forwarded[i] && !s->done)
                 kill(s->command, sig);
     }
 }
@@ -113,8 +113,8 @@ _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops)
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);
-    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-        sigaddset(&mask, forwarded[i]);
+    for (size_t i = 0; i < RF_INIT_N_FORWARDED; i++)
+        sigaddset(&mask, rf_init_forwarded[i]);
     if (ops)
         sigaddset(&mask, ops->parent_death_signal);
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);

@@ -101,6 +101,10 @@ typedef struct rf_init_ops {
                                  back); "kill" still reaches every process */
 } rf_init_ops;
 _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops);
+/* The signals init passes on to its command (a runner passes them on
+ * again: bwrap/child.c). */
+#define RF_INIT_N_FORWARDED 6
+extern const int rf_init_forwarded[RF_INIT_N_FORWARDED];
 /* Before rf_init_run: also answer socket requests on `chan` (native
  * backend, network: allowlist with --publish). */
 void rf_init_serve_sockets(int chan);
