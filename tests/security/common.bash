@@ -59,14 +59,15 @@ host_ok() {
         fail "$desc"; diag "probe $* on the host: exit $rc, want 0 (the control failed, so the test above proves nothing)" "${OUT:0:400}"; fi
 }
 
+# wait_until SECONDS COMMAND...: true once COMMAND is; a deadline in time,
+# not a count of tries, so a slow COMMAND (podman ps) cannot stretch it.
 wait_until() {
-    local limit=$1; shift
-    local i
-    for ((i = 0; i < limit * 20; i++)); do
+    local deadline=$((SECONDS + $1)); shift
+    while :; do
         "$@" && return 0
+        [ "$SECONDS" -lt "$deadline" ] || return 1
         sleep 0.05
     done
-    return 1
 }
 
 # Host pids whose command line carries the token (never our own pgrep).

@@ -11,9 +11,11 @@ at_exit "kill_token_procs '$TOKEN'"
 NATIVE_STEPS="instance-dirs placeholders cgroup clone cgroup-attach uid-map child-go network go proxy
     mount-sources pivot-root identity limits caps landlock seccomp exec spawned"
 LANDLOCK_STEPS="instance-dirs placeholders cgroup clone init-session exec landlock identity seccomp spawned"
+CONTAINER_STEPS="instance-dirs placeholders container-dir clone netns podman proxy spawned"
 LIMITS=(--memory 256M --pids 200)
 
-FI_TMP="$SCRATCH/tmpdir" # the supervisor's TMPDIR: must stay empty
+FI_TMP="$SCRATCH/tmpdir" # the supervisor's TMPDIR: must stay empty (but for
+                         # rootless podman's own per-user state, which it keeps there)
 mkdir -p "$FI_TMP"
 
 mounts_of_ours() {
@@ -34,6 +36,7 @@ fresh_ws() {
 }
 
 FI_INSTANCE=fi # empty: no --instance
+FI_SETTLE=5    # seconds the sandbox may take to notice and clean up
 instance_running() {
     [ -z "$FI_INSTANCE" ] || rf instance list 2>/dev/null | awk -v i="$FI_INSTANCE" '$1 == i { print $2 }'
 }
@@ -48,11 +51,27 @@ leftovers() {
     [ "$(mounts_of_ours)" = "$MOUNTS0" ] || echo "mounts: $(comm -13 <(echo "$MOUNTS0") <(mounts_of_ours) | tr '\n' ' ')"
     p=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "ringfence-$pid-*" 2>/dev/null)
     [ -z "$p" ] || echo "cgroups: $p"
-    [ -z "$(ls -A "$FI_TMP")" ] || echo "temporary files: $(ls -A "$FI_TMP")"
+    p=$(ls -A "$FI_TMP" | grep -v -x -e "containers-user-$(id -u)" -e "podman-run-$(id -u)")
+    [ -z "$p" ] || echo "temporary files: $p"
     [ "$(ls -A /tmp | grep -i ringfence | sort)" = "$TMP0" ] || echo "new ringfence entries in /tmp"
     p=$(instance_running)
     [ -z "$p" ] || [ "$p" = 0 ] || echo "instance lock: $p running"
+    [ -z "$FI_CONTAINERS" ] || containers_left "$FI_STEP"
 }
+# The container backend's own traces: podman's containers (of this user:
+# rootless storage is per user) and the directories with their roots. A
+# start killed before its supervisor exists (step container-dir) leaves its
+# directory to the next start, which removes every directory no run holds.
+FI_CONTAINERS= FI_STEP=
+containers_left() {
+    local p
+    p=$(podman ps -a --format '{{.Names}}' 2>/dev/null | grep '^ringfence-' | tr '\n' ' ')
+    [ -z "$p" ] || echo "podman containers: $p"
+    [ "${1:-}" = container-dir ] && return
+    p=$(container_dirs)
+    [ -z "$p" ] || echo "container directories: $p"
+}
+container_dirs() { find "$RINGFENCE_HOME" -path '*/container/ringfence-*' -prune -print 2>/dev/null; }
 clean() { [ -z "$(leftovers "$1")" ]; }
 
 # The workspace after the next start: only what the test put there.
@@ -61,6 +80,7 @@ ws_restored() { [ "$(cd "$WS_FI" && ls -A | tr '\n' ' ')" = ".git file " ] && [ 
 # fault BACKEND STEP OPTION...: one killed start and its checks.
 fault() {
     local backend=$1 step=$2; shift 2
+    FI_STEP=$step
     fresh_ws "$backend-$step"
     local rc=0
     (cd "$WS_FI" && exec env TMPDIR="$FI_TMP" RF_TEST_FAULT_STEP="$step" "$RINGFENCE" run $(instance_opt) "$@" \
@@ -74,7 +94,7 @@ fault() {
         return
     fi
     pass "$backend: the supervisor dies at step $step"
-    if wait_until 5 clean "$pid"; then pass "$backend/$step: nothing left on the host"; else
+    if wait_until "$FI_SETTLE" clean "$pid"; then pass "$backend/$step: nothing left on the host"; else
         fail "$backend/$step: nothing left on the host"; diag "$(leftovers "$pid")"; kill_token_procs "$TOKEN"; fi
     # The journal's work is only seen if a placeholder was left: it is,
     # by a supervisor killed right after making them.
@@ -82,11 +102,19 @@ fault() {
         if ws_restored; then fail "control: a start killed after its placeholders leaves them"; else
             pass "control: a start killed after its placeholders leaves them"; fi
     fi
+    if [ "$backend" = container ] && [ "$step" = container-dir ]; then
+        if [ -n "$(container_dirs)" ]; then pass "control: a start killed after making its directory leaves it"; else
+            fail "control: a start killed after making its directory leaves it"; fi
+    fi
     expect_exit 0 "$backend/$step: the next start in that workspace and instance runs" \
         env -C "$WS_FI" TMPDIR="$FI_TMP" "$RINGFENCE" run $(instance_opt) "$@" -- true
     if ws_restored; then pass "$backend/$step: no placeholder left in the workspace after the next start"; else
         fail "$backend/$step: no placeholder left in the workspace after the next start"
         diag "workspace: $(cd "$WS_FI" && ls -A | tr '\n' ' ') .git: $(ls -A "$WS_FI/.git" | tr '\n' ' ')"; fi
+    if [ -n "$FI_CONTAINERS" ]; then
+        if [ -z "$(containers_left)" ]; then pass "$backend/$step: no container or directory after the next start"; else
+            fail "$backend/$step: no container or directory after the next start"; diag "$(containers_left)"; fi
+    fi
 }
 
 # Does this build have the hook at all?
@@ -151,3 +179,34 @@ for backend in bwrap firejail; do
 done
 FI_OWNER=
 FI_INSTANCE=fi
+
+# The container backend: its supervisor sees ringfence's channel close and
+# removes the container (podman rm -f, again after podman is killed: one
+# killed while it creates the container leaves it behind) and the directory
+# with its root. As root: podman run by root, with the allowlist (the
+# network namespace ringfence makes, bind-mounted for podman to join, and
+# the proxy); otherwise rootless podman with an instance of its own.
+if ! command -v podman >/dev/null 2>&1; then
+    skip "container backend steps" "podman is not installed (apt-get install podman uidmap slirp4netns)"
+else
+    opts=(--backend container)
+    FI_INSTANCE=fi-container
+    if is_root; then
+        opts+=(--accept-weaker --allow-domain example.invalid)
+        FI_INSTANCE=
+    fi
+    fresh_ws probe-container
+    if ! (cd "$WS_FI" && "$RINGFENCE" run "${opts[@]}" -- true) </dev/null >/dev/null 2>"$SCRATCH/err"; then
+        skip "container backend steps" "podman cannot run a container here as $(id -un): $(grep -v warning "$SCRATCH/err" | head -1)"
+    else
+        FI_CONTAINERS=1 FI_SETTLE=20
+        for step in $CONTAINER_STEPS; do
+            if ! is_root && { [ "$step" = netns ] || [ "$step" = proxy ]; }; then
+                skip "container: step $step" "the allowlist needs podman run by root"
+                continue
+            fi
+            fault container "$step" "${opts[@]}"
+        done
+        FI_CONTAINERS= FI_SETTLE=5 FI_INSTANCE=fi
+    fi
+fi

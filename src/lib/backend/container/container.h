@@ -61,6 +61,10 @@ int rf_container_rootfs_make(const rf_plan *plan, const char *rootfs, rf_error *
  * crossing into another file system; the network namespace's bind mount
  * is taken down first). */
 void rf_container_dir_remove(const char *dir);
+/* Create DIR (a run's directory, below PARENT, which is made if missing)
+ * and return a descriptor holding its lock (see rootfs.c), after removing
+ * the directories below PARENT that no run holds; -1 with ERR set. */
+int rf_container_dir_make(const char *parent, const char *dir, rf_error **err);
 
 /* `ringfence doctor`'s row (choose.c); returns -1 when out of memory. */
 int rf_container_doctor(bool *usable, char ***gives, char ***lacks);

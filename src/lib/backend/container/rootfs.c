@@ -3,7 +3,15 @@
  * directories and files where the plan mounts something (a runtime in a
  * user namespace may not create them itself) and the plan's symlinks (the
  * merged-/usr links, /etc/localtime). Made read-only by --read-only; it
- * lives in the instance root and is removed after the run. */
+ * lives in the instance root and is removed after the run.
+ *
+ * Each run's directory (INSTANCE/container/NAME) is locked (flock) from
+ * its creation until its supervisor has removed it: the caller's
+ * descriptor passes to the supervisor across the fork. A directory nobody
+ * holds belongs to a run whose ringfence died before its supervisor
+ * started, or whose supervisor was killed; the next run of the instance
+ * removes it. Creation and that sweep take the parent's lock, so a
+ * directory is never seen between its mkdir and its lock. */
 #include "backend/container/container.h"
 #include "util/error.h"
 #include "util/path.h"
@@ -13,6 +21,8 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,4 +143,53 @@ void rf_container_dir_remove(const char *dir)
     if (snprintf(netns, sizeof netns, "%s/netns", dir) < (int)sizeof netns)
         umount2(netns, MNT_DETACH | UMOUNT_NOFOLLOW); /* network: allowlist (run.c); else nothing there */
     nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* Remove every directory below PARENT that no run holds. */
+static void sweep_unheld(int parent_fd, const char *parent)
+{
+    DIR *d = fdopendir(dup(parent_fd));
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, "ringfence-", 10) != 0)
+            continue;
+        int fd = openat(parent_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            char path[PATH_MAX];
+            if (snprintf(path, sizeof path, "%s/%s", parent, e->d_name) < (int)sizeof path)
+                rf_container_dir_remove(path);
+        }
+        close(fd); /* and the lock with it */
+    }
+    closedir(d);
+}
+
+int rf_container_dir_make(const char *parent, const char *dir, rf_error **err)
+{
+    if (mkdir(parent, 0700) < 0 && errno != EEXIST)
+        return rf_error_set(err, errno, "backend container: create %s", parent);
+    int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (pfd < 0 || flock(pfd, LOCK_EX) < 0) {
+        rf_error_set(err, errno, "backend container: lock %s", parent);
+        if (pfd >= 0)
+            close(pfd);
+        return -1;
+    }
+    sweep_unheld(pfd, parent);
+    int fd = -1;
+    if (mkdir(dir, 0700) < 0)
+        rf_error_set(err, errno, "backend container: create %s", dir);
+    else if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 || flock(fd, LOCK_EX) < 0) {
+        rf_error_set(err, errno, "backend container: lock %s", dir);
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+        rmdir(dir);
+    }
+    close(pfd);
+    return fd;
 }

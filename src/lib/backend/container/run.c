@@ -31,6 +31,7 @@
 #include "export/export.h"
 #include "proc/proc.h"
 #include "util/error.h"
+#include "util/fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -302,7 +303,7 @@ static pid_t start_netns(const struct rf_container_plan *c, int net_fd)
 }
 
 static __attribute__((noreturn)) void supervisor(const struct rf_container_plan *c, int sock, const int stdio[3],
-                                                 int net_fd)
+                                                 int net_fd, int fault_fd)
 {
     setsid(); /* the terminal's ^C reaches ringfence, which passes it on once */
     signal(SIGPIPE, SIG_IGN);
@@ -321,7 +322,10 @@ static __attribute__((noreturn)) void supervisor(const struct rf_container_plan 
         rf_container_dir_remove(c->dir);
         _exit(0);
     }
+    if (helper > 0)
+        rf_fault_child_point(fault_fd, sock, "netns"); /* bind-mounted on DIR/netns */
     start_tool(&s, stdio, &old);
+    rf_fault_child_point(fault_fd, sock, "podman"); /* podman started, the container being made */
     int pidfd = (int)syscall(SYS_pidfd_open, s.tool, 0);
     int st = supervise(&s, sigfd, pidfd);
     if (s.killed)
@@ -346,27 +350,28 @@ static int write_seccomp(const rf_plan *plan, const struct rf_container_plan *c,
     return r < 0 ? rf_error_set(err, EIO, "backend container: write the seccomp profile %s", c->seccomp_path) : 0;
 }
 
+/* The run's directory, locked (rootfs.c), with what podman is given: the
+ * root, the seccomp profile, the network namespace's mount point. Returns
+ * the lock's descriptor, which the supervisor inherits; -1 with ERR set. */
 static int prepare_host(const rf_plan *plan, const struct rf_container_plan *c, rf_error **err)
 {
     char parent[4096];
     snprintf(parent, sizeof parent, "%s/container", plan->instance_root);
-    if (mkdir(parent, 0700) < 0 && errno != EEXIST)
-        return rf_error_set(err, errno, "backend container: create %s", parent);
-    if (mkdir(c->dir, 0700) < 0)
-        return rf_error_set(err, errno, "backend container: create %s", c->dir);
+    int lock = rf_container_dir_make(parent, c->dir, err);
+    if (lock < 0)
+        return -1;
     int fd = c->netns_path ? open(c->netns_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
     if (fd >= 0)
         close(fd);
-    else if (c->netns_path) {
+    else if (c->netns_path)
         rf_error_set(err, errno, "backend container: create %s", c->netns_path);
+    if ((c->netns_path && fd < 0) || (!c->image && rf_container_rootfs_make(plan, c->rootfs, err) < 0) ||
+        write_seccomp(plan, c, err) < 0) {
         rf_container_dir_remove(c->dir);
+        close(lock);
         return -1;
     }
-    if ((!c->image && rf_container_rootfs_make(plan, c->rootfs, err) < 0) || write_seccomp(plan, c, err) < 0) {
-        rf_container_dir_remove(c->dir);
-        return -1;
-    }
-    return 0;
+    return lock;
 }
 
 static rf_limits_report limits_how(const rf_plan *plan, const struct rf_container_plan *c)
@@ -391,26 +396,35 @@ rf_proc *rf_container_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
         return NULL;
     }
     rf_placeholders *ph = NULL;
-    if (rf_backend_make_instance_dirs(plan, err) < 0 || rf_placeholders_make(plan, &ph, err) < 0)
+    if (rf_backend_make_instance_dirs(plan, err) < 0)
         return NULL;
-    if (prepare_host(plan, c, err) < 0) {
+    rf_fault_point("instance-dirs");
+    if (rf_placeholders_make(plan, &ph, err) < 0)
+        return NULL;
+    rf_fault_point("placeholders");
+    int lock = prepare_host(plan, c, err);
+    if (lock < 0) {
         rf_placeholders_remove(ph);
         return NULL;
     }
+    rf_fault_point("container-dir");
     int fds[3] = { -1, -1, -1 };
     if (stdio)
         memcpy(fds, &stdio->in_fd, sizeof fds);
     int sv[2] = { -1, -1 }, nv[2] = { -1, -1 };
     pid_t pid = -1;
     bool proxy = c->netns_path != NULL;
+    int fault_fd = rf_fault_arm();
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0 &&
         (!proxy || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nv) == 0) && (pid = fork()) == 0) {
         close(sv[0]);
         if (nv[0] >= 0)
             close(nv[0]);
-        supervisor(c, sv[1], fds, nv[1]);
+        supervisor(c, sv[1], fds, nv[1], fault_fd);
     }
     int e = errno;
+    rf_fault_disarm_parent(fault_fd);
+    close(lock); /* the supervisor holds the directory's lock from here */
     if (nv[1] >= 0)
         close(nv[1]);
     if (pid < 0 && sv[0] >= 0) {
@@ -437,9 +451,13 @@ rf_proc *rf_container_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
     proc->tree_via_init = true;
     proc->placeholders = ph;
     proc->how = limits_how(plan, c);
+    rf_fault_point("clone");
     if (nv[0] >= 0 && rf_backend_start_proxy(plan, proc, nv[0], err) < 0) {
         rf_proc_free(proc); /* the supervisor removes the container and the directory */
         return NULL;
     }
+    if (nv[0] >= 0)
+        rf_fault_point("proxy");
+    rf_fault_point("spawned");
     return proc;
 }
