@@ -480,8 +480,9 @@ RF_EXPORT const char *rf_policy_instance(const rf_policy *policy, bool *ephemera
 
 /* ── The warm pool: sandboxes built ahead, one command each ────────────── */
 /* `size` sandboxes of the policy are kept ready (native backend only); a
- * run takes one, hands it the command, waits, and destroys it; a new one
- * is built in the background. Nothing of one command is seen by the next.
+ * run takes one, hands it the command and waits until the command and
+ * every process it started are gone; the pool's thread then reaps the
+ * sandbox's init and builds a new one in the background. Nothing of one command is seen by the next.
  * Thread-safe: several runs may be in flight. See docs/pool.md. */
 typedef struct rf_pool rf_pool;
 typedef struct rf_pool_request {

@@ -3,7 +3,15 @@
  * identity, limits, Landlock, seccomp; init waiting), each given exactly
  * one command and then destroyed. A background thread keeps `size` of them
  * ready. Nothing of one command reaches the next: each has its own mount,
- * pid, IPC and network namespaces, /tmp and cgroup, built fresh. */
+ * pid, IPC and network namespaces, /tmp and cgroup, built fresh.
+ *
+ * rf_pool_run returns once init has reported the status, which it does
+ * only after it killed and reaped every other process of the sandbox.
+ * What is left then is init's own exit: the kernel taking the namespaces
+ * down and the cgroup's removal. The caller need not wait for that; the
+ * run's rf_proc is "retired" to the background thread, which frees it
+ * (kill and reap init, remove the cgroup) before building the next
+ * sandbox. rf_pool_free frees what is still retired. */
 #include "pool/pool.h"
 #include "backend/native/sandbox.h"
 #include "proc/proc.h"
@@ -28,6 +36,8 @@ struct rf_pool {
     pthread_cond_t wake; /* the filler: someone took one, or stop */
     rf_proc **idle;
     size_t n_idle;
+    rf_proc **retired; /* done: their init is reaped by the filler */
+    size_t n_retired, cap_retired;
     bool stopping;
     bool filler_started;
     pthread_t filler;
@@ -41,11 +51,23 @@ static rf_proc *build_one(rf_pool *p, rf_error **err)
     return rf_spawn(p->plan, &io, err);
 }
 
+/* Free what was retired, with the lock dropped meanwhile. */
+static void free_retired_locked(rf_pool *p)
+{
+    while (p->n_retired) {
+        rf_proc *proc = p->retired[--p->n_retired];
+        pthread_mutex_unlock(&p->lock);
+        rf_proc_free(proc);
+        pthread_mutex_lock(&p->lock);
+    }
+}
+
 static void *filler_main(void *arg)
 {
     rf_pool *p = arg;
     pthread_mutex_lock(&p->lock);
     while (!p->stopping) {
+        free_retired_locked(p);
         if (p->n_idle >= p->size) {
             pthread_cond_wait(&p->wake, &p->lock);
             continue;
@@ -62,7 +84,7 @@ static void *filler_main(void *arg)
                 t.tv_nsec -= 1000000000;
             }
             pthread_cond_timedwait(&p->wake, &p->lock, &t);
-            if (p->stopping || p->n_idle >= p->size)
+            if (p->stopping || p->n_idle >= p->size || p->n_retired)
                 continue;
         }
         pthread_mutex_unlock(&p->lock);
@@ -141,7 +163,10 @@ RF_EXPORT void rf_pool_free(rf_pool *p)
         pthread_join(p->filler, NULL);
     for (size_t i = 0; i < p->n_idle; i++)
         rf_proc_free(p->idle[i]); /* kills the tree, removes the cgroup */
+    for (size_t i = 0; i < p->n_retired; i++)
+        rf_proc_free(p->retired[i]);
     free(p->idle);
+    free(p->retired);
     rf_plan_free(p->plan);
     if (p->devnull >= 0)
         close(p->devnull);
@@ -221,6 +246,29 @@ rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, rf_error **err)
     return proc;
 }
 
+/* Hand a finished run to the filler (see the top); freed here when the
+ * list cannot grow or the filler is not there to do it. */
+static void retire(rf_pool *p, rf_proc *proc)
+{
+    pthread_mutex_lock(&p->lock);
+    if (p->filler_started && !p->stopping && p->n_retired == p->cap_retired) {
+        size_t cap = p->cap_retired ? p->cap_retired * 2 : 8;
+        rf_proc **r = realloc(p->retired, cap * sizeof *r);
+        if (r) {
+            p->retired = r;
+            p->cap_retired = cap;
+        }
+    }
+    bool queued = p->filler_started && !p->stopping && p->n_retired < p->cap_retired;
+    if (queued) {
+        p->retired[p->n_retired++] = proc;
+        pthread_cond_signal(&p->wake);
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (!queued)
+        rf_proc_free(proc);
+}
+
 RF_EXPORT int rf_pool_run(rf_pool *p, const rf_pool_request *req, rf_status *out, rf_error **err)
 {
     memset(out, 0, sizeof *out);
@@ -228,7 +276,10 @@ RF_EXPORT int rf_pool_run(rf_pool *p, const rf_pool_request *req, rf_status *out
     if (!proc)
         return -1;
     int rc = rf_proc_wait(proc, out, err);
-    rf_proc_free(proc);
+    if (rc == 0 && proc->have_exit)
+        retire(p, proc); /* the tree is gone: only init's exit is left */
+    else
+        rf_proc_free(proc);
     return rc;
 }
 
