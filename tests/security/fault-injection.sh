@@ -36,7 +36,7 @@ fresh_ws() {
 }
 
 FI_INSTANCE=fi # empty: no --instance
-FI_SETTLE=5    # seconds the sandbox may take to notice and clean up
+FI_SETTLE=15   # seconds the sandbox may take to notice and clean up (a busy CI machine)
 instance_running() {
     [ -z "$FI_INSTANCE" ] || rf instance list 2>/dev/null | awk -v i="$FI_INSTANCE" '$1 == i { print $2 }'
 }
@@ -199,7 +199,7 @@ else
     if ! (cd "$WS_FI" && "$RINGFENCE" run "${opts[@]}" -- true) </dev/null >/dev/null 2>"$SCRATCH/err"; then
         skip "container backend steps" "podman cannot run a container here as $(id -un): $(grep -v warning "$SCRATCH/err" | head -1)"
     else
-        FI_CONTAINERS=1 FI_SETTLE=20
+        FI_CONTAINERS=1 FI_SETTLE=30
         for step in $CONTAINER_STEPS; do
             if ! is_root && { [ "$step" = netns ] || [ "$step" = proxy ]; }; then
                 skip "container: step $step" "the allowlist needs podman run by root"
@@ -207,6 +207,6 @@ else
             fi
             fault container "$step" "${opts[@]}"
         done
-        FI_CONTAINERS= FI_SETTLE=5 FI_INSTANCE=fi
+        FI_CONTAINERS= FI_SETTLE=15 FI_INSTANCE=fi
     fi
 fi
