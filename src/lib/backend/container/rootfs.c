@@ -16,12 +16,12 @@
 #include "util/error.h"
 #include "util/path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
-#include <dirent.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <stdlib.h>
