@@ -50,6 +50,15 @@ void rf_guard_buf_addc(rf_gbuf *b, char c)
     rf_guard_buf_add(b, &c, 1);
 }
 
+void rf_guard_buf_fill(rf_gbuf *b, char c, size_t n)
+{
+    if (!reserve(b, n))
+        return;
+    memset(b->s + b->len, c, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
 void rf_guard_buf_adds(rf_gbuf *b, const char *s)
 {
     rf_guard_buf_add(b, s, strlen(s));
@@ -67,6 +76,15 @@ char *rf_guard_buf_steal(rf_gbuf *b)
     char *s = b->s;
     *b = (rf_gbuf){ 0 };
     return s;
+}
+
+/* Empty, keeping the memory. A failure was already seen by the caller. */
+void rf_guard_buf_reset(rf_gbuf *b)
+{
+    b->len = 0;
+    b->failed = false;
+    if (b->s)
+        b->s[0] = '\0';
 }
 
 void rf_guard_buf_free(rf_gbuf *b)

@@ -245,6 +245,11 @@ static int push_joined(char ***out, const char *const *parts, size_t n)
     return rf_strv_push_take(out, s);
 }
 
+static bool is_option(const char *w)
+{
+    return w[0] == '-' && w[1];
+}
+
 /* cmd NONOPTS; and per option o: cmd o NONOPTS, cmd NONOPT1 o NONOPTS... */
 int rf_guard_variants(const rf_gwords *w, char ***out)
 {
@@ -253,23 +258,27 @@ int rf_guard_variants(const rf_gwords *w, char ***out)
     size_t n = w->n, n_opts = 0, n_non = 0;
     if (n < 2)
         return 0;
-    const char **opts = calloc(n, sizeof(*opts)), **non = calloc(n + 2, sizeof(*non));
-    const char **parts = calloc(n + 2, sizeof(*parts));
-    int r = -1;
-    if (!opts || !non || !parts)
-        goto done;
     bool end_opts = false;
+    for (size_t i = 1; i < n && !end_opts; i++) {
+        end_opts = !strcmp(cw[i], "--");
+        n_opts += !end_opts && is_option(cw[i]);
+    }
+    if (n_opts == 0) /* most commands: nothing to vary, nothing to allocate */
+        return 0;
+    /* one block: opts[n], non[n + 2], parts[n + 2] */
+    const char **opts = calloc(3 * n + 4, sizeof(*opts)), **non = opts + n, **parts = non + n + 2;
+    int r = -1;
+    if (!opts)
+        goto done;
+    end_opts = false;
+    n_opts = 0;
     for (size_t i = 1; i < n; i++) {
         if (!end_opts && !strcmp(cw[i], "--"))
             end_opts = true;
-        else if (!end_opts && cw[i][0] == '-' && cw[i][1])
+        else if (!end_opts && is_option(cw[i]))
             opts[n_opts++] = cw[i];
         else
             non[n_non++] = cw[i];
-    }
-    if (n_opts == 0) {
-        r = 0;
-        goto done;
     }
     parts[0] = cw[0];
     memcpy(parts + 1, non, n_non * sizeof(*non));
@@ -291,8 +300,6 @@ int rf_guard_variants(const rf_gwords *w, char ***out)
     r = 0;
 done:
     free(opts);
-    free(non);
-    free(parts);
     if (r < 0) {
         rf_strv_free(*out);
         *out = NULL;

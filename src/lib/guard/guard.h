@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -56,6 +57,8 @@ typedef struct rf_gbuf {
 } rf_gbuf;
 void rf_guard_buf_add(rf_gbuf *b, const char *p, size_t n);
 void rf_guard_buf_addc(rf_gbuf *b, char c);
+void rf_guard_buf_fill(rf_gbuf *b, char c, size_t n);
+void rf_guard_buf_reset(rf_gbuf *b);
 void rf_guard_buf_adds(rf_gbuf *b, const char *s);
 /* The string (never NULL unless allocation failed); the buffer is reset. */
 char *rf_guard_buf_steal(rf_gbuf *b);
@@ -206,7 +209,7 @@ int rf_guard_brace_expand(const char *text, const char *mask, size_t len, rf_gwo
 typedef struct rf_gbytes {
     unsigned long long bits[4];
 } rf_gbytes;
-void rf_guard_bytes_of(const char *s, rf_gbytes *out);
+size_t rf_guard_bytes_of(const char *s, rf_gbytes *out); /* returns strlen(s) */
 
 #define RF_GUARD_MAX_NEEDLES 8
 typedef struct rf_gpattern {
@@ -244,9 +247,26 @@ typedef enum {
     RF_GMATCH_LIMIT = 2, /* a match or memory limit was hit: undecided */
 } rf_gmatch;
 
+static inline bool rf_guard_has_bytes(const rf_gbytes *have, const rf_gbytes *need)
+{
+    for (size_t k = 0; k < 4; k++)
+        if ((have->bits[k] & need->bits[k]) != need->bits[k])
+            return false;
+    return true;
+}
+
 /* Can p match subject at all? false when it has needles and subject holds
- * none of them (much cheaper than a PCRE2 call). */
-bool rf_guard_pattern_may_match(const rf_gpattern *p, const char *subject, const rf_gbytes *bytes);
+ * none of them (much cheaper than a PCRE2 call). Inline: it runs for every
+ * pattern on every string a command is seen as. */
+static inline bool rf_guard_pattern_may_match(const rf_gpattern *p, const char *subject, const rf_gbytes *bytes)
+{
+    if (!p->needles)
+        return true;
+    for (size_t i = 0; p->needles[i]; i++)
+        if (rf_guard_has_bytes(bytes, &p->needle_bytes[i]) && strstr(subject, p->needles[i]))
+            return true;
+    return false;
+}
 /* Match one pattern against subject; whole = the match must span all of it. */
 rf_gmatch rf_guard_pattern_match(const rf_gpattern *p, const char *subject, size_t len, bool whole,
                                  pcre2_match_data *md, pcre2_match_context *mctx);

@@ -304,7 +304,11 @@ static int find_scripts(rf_gparse *p, int li, size_t si)
     size_t n = s->n_words;
     for (size_t i = 0; i < n; i++) {
         s = &p->lists[li]->segs[si];
-        if (s->words[i].kind != RF_GWORD_ARG)
+        /* An option (-x, not the path -d/bash) never names one of the
+         * programs below: skip it without the string compares (this loop
+         * sees every word of every command). */
+        const char *text = s->words[i].text;
+        if (s->words[i].kind != RF_GWORD_ARG || (text[0] == '-' && !strchr(text, '/')))
             continue;
         const char *name = rf_guard_basename(s->words[i].text);
         const char *script = NULL;

@@ -174,29 +174,13 @@ int rf_guard_patterns_add_defaults(rf_gpatterns *set, rf_error **err)
     return add_all(set, n, NULL, rf_guard_defaults, "default deny patterns", err);
 }
 
-void rf_guard_bytes_of(const char *subject, rf_gbytes *out)
+size_t rf_guard_bytes_of(const char *subject, rf_gbytes *out)
 {
     *out = (rf_gbytes){ 0 };
-    for (const unsigned char *c = (const unsigned char *)subject; *c; c++)
+    const unsigned char *c = (const unsigned char *)subject;
+    for (; *c; c++)
         out->bits[*c >> 6] |= 1ull << (*c & 63);
-}
-
-static bool has_bytes(const rf_gbytes *have, const rf_gbytes *need)
-{
-    for (size_t k = 0; k < 4; k++)
-        if ((have->bits[k] & need->bits[k]) != need->bits[k])
-            return false;
-    return true;
-}
-
-bool rf_guard_pattern_may_match(const rf_gpattern *p, const char *subject, const rf_gbytes *bytes)
-{
-    if (!p->needles)
-        return true;
-    for (size_t i = 0; p->needles[i]; i++)
-        if (has_bytes(bytes, &p->needle_bytes[i]) && strstr(subject, p->needles[i]))
-            return true;
-    return false;
+    return (size_t)((const char *)c - subject);
 }
 
 void rf_guard_patterns_free(rf_gpatterns *set)

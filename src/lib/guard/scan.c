@@ -58,11 +58,10 @@ typedef enum { AS_TEXT, AS_COMMAND, AS_CODE } subject;
  * decided within the limits: fail closed), 0 when none does, -1 on OOM. */
 static int deny_as(rf_gcheck *c, const char *s, subject as)
 {
-    size_t len = strlen(s);
+    rf_gbytes bytes;
+    size_t len = rf_guard_bytes_of(s, &bytes);
     if (len == 0)
         return 0;
-    rf_gbytes bytes;
-    rf_guard_bytes_of(s, &bytes);
     for (size_t i = 0; i < c->g->deny.n; i++) {
         const rf_gpattern *p = &c->g->deny.items[i];
         if ((as == AS_TEXT) != (p->command == NULL) || !rf_guard_pattern_may_match(p, s, &bytes))

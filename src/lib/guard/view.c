@@ -187,16 +187,16 @@ size_t rf_guard_core_index(const rf_gseg *s)
 /* Append w with every run of blanks turned into one space. */
 static void add_collapsed(rf_gbuf *b, const char *w)
 {
-    bool blank = false;
-    for (; *w; w++) {
-        if (*w == ' ' || *w == '\t' || *w == '\n' || *w == '\r' || *w == '\v' || *w == '\f') {
-            blank = true;
-            continue;
+    static const char blanks[] = " \t\n\r\v\f";
+    for (bool blank = false; *w; blank = true) {
+        size_t n = strcspn(w, blanks); /* copied as one run: this is the guard's hottest loop */
+        if (n > 0) {
+            if (blank && b->len && b->s[b->len - 1] != ' ')
+                rf_guard_buf_addc(b, ' ');
+            rf_guard_buf_add(b, w, n);
         }
-        if (blank && b->len && b->s[b->len - 1] != ' ')
-            rf_guard_buf_addc(b, ' ');
-        blank = false;
-        rf_guard_buf_addc(b, *w);
+        w += n;
+        w += strspn(w, blanks);
     }
 }
 

@@ -55,6 +55,12 @@ static bool is_meta(char c)
     return is_blank(c) || strchr(";&|<>()", c) != NULL;
 }
 
+/* Neither a metacharacter nor the start of a quote, escape or expansion. */
+static bool is_plain(char c)
+{
+    return !is_meta(c) && !strchr("\\'\"$`", c);
+}
+
 static rf_gseg *cur_seg(lexer *lx)
 {
     return &lx->p->lists[lx->li]->segs[lx->si];
@@ -115,8 +121,9 @@ static void emit(lexer *lx)
         push(lx, &lx->text, rf_guard_buf_steal(&lx->path), lx->tilde);
     rf_guard_buf_free(&lx->text);
     rf_guard_buf_free(&lx->path);
-    rf_guard_buf_free(&lx->mask);
-    rf_guard_buf_free(&lx->pmask);
+    /* The masks are scratch: keep their memory for the next word. */
+    rf_guard_buf_reset(&lx->mask);
+    rf_guard_buf_reset(&lx->pmask);
     lx->started = false;
     lx->tilde = false;
 }
@@ -125,12 +132,14 @@ static void emit(lexer *lx)
  * in the command must not pass for an expansion in the path text. */
 static void add_lit(lexer *lx, const char *s, size_t n)
 {
+    size_t at = lx->path.len;
     rf_guard_buf_add(&lx->text, s, n);
-    for (size_t i = 0; i < n; i++) {
-        rf_guard_buf_addc(&lx->mask, lx->unquoted_lit ? 0 : 1);
-        rf_guard_buf_addc(&lx->pmask, lx->unquoted_lit ? 0 : 1);
-        rf_guard_buf_addc(&lx->path, s[i] == RF_GUARD_UNKNOWN || s[i] == RF_GUARD_HOME ? '?' : s[i]);
-    }
+    rf_guard_buf_add(&lx->path, s, n);
+    rf_guard_buf_fill(&lx->mask, lx->unquoted_lit ? 0 : 1, n);
+    rf_guard_buf_fill(&lx->pmask, lx->unquoted_lit ? 0 : 1, n);
+    for (size_t i = at; !lx->path.failed && i < lx->path.len; i++)
+        if (lx->path.s[i] == RF_GUARD_UNKNOWN || lx->path.s[i] == RF_GUARD_HOME)
+            lx->path.s[i] = '?';
     lx->started = true;
 }
 
@@ -469,10 +478,14 @@ static void unquoted(lexer *lx, char c)
         if (backtick(lx) < 0)
             return;
     } else {
+        /* A run of plain bytes is added at once: most of a command is. */
+        size_t n = 1;
+        while (lx->pos + n < lx->end && is_plain(lx->src[lx->pos + n]))
+            n++;
         lx->unquoted_lit = true; /* the only bytes brace expansion sees */
-        add_lit(lx, &c, 1);
+        add_lit(lx, &lx->src[lx->pos], n);
         lx->unquoted_lit = false;
-        lx->pos++;
+        lx->pos += n;
     }
 }
 
