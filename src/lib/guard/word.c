@@ -96,6 +96,7 @@ static void push_expanded(lexer *lx)
         rf_gbuf b = { 0 };
         rf_guard_buf_adds(&b, ex.v[i]);
         push(lx, &b, strdup(i < pex.n ? pex.v[i] : ex.v[i]), i == 0 && lx->tilde);
+        rf_guard_buf_free(&b); /* taken by the word, unless the word limit refused it (found by fuzz-guard) */
     }
     rf_guard_words_free(&ex);
     rf_guard_words_free(&pex);
