@@ -7,6 +7,7 @@
  * (progress.c). */
 #include "mcp/mcp.h"
 #include "pool/pool.h"
+#include "proc/proc.h"
 #include "policy/policy.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -14,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,41 +32,47 @@ static void capture_chunk(rf_mcp_capture *c, const char *data, size_t n)
     c->dropped += n - keep;
 }
 
-/* Drain both pipes until every writer is gone (the sandbox has ended).
- * Progress goes out from here, so all of it precedes the answer: the
- * worker joins this thread before it replies. */
-static void *reader(void *arg)
+/* One read from a pipe that poll found readable or hung up. Returns its
+ * fd, or -1 once it reached the end (and was closed). Progress goes out
+ * from here, so all of it precedes the answer. */
+static int drain_once(rf_mcp_exec_io *io, rf_mcp_capture *c)
 {
-    rf_mcp_exec_io *io = arg;
-    rf_mcp_capture *caps = io->caps;
     char chunk[16384];
-    for (;;) {
-        struct pollfd pfd[2];
-        nfds_t n = 0;
-        for (int i = 0; i < 2; i++)
-            if (caps[i].fd >= 0)
-                pfd[n++] = (struct pollfd){ .fd = caps[i].fd, .events = POLLIN };
-        if (n == 0)
-            return NULL;
-        if (poll(pfd, n, -1) < 0) {
+    ssize_t r = read(c->fd, chunk, sizeof chunk);
+    if (r > 0) {
+        capture_chunk(c, chunk, (size_t)r);
+        rf_mcp_progress_flush(io, c, false);
+    } else if (r == 0 || errno != EINTR) {
+        close(c->fd);
+        c->fd = -1;
+        rf_mcp_progress_flush(io, c, true); /* a last line without its newline */
+    }
+    return c->fd;
+}
+
+/* rf_proc_watch's ready(): the waiting thread reads the pipes itself. */
+static int pipe_ready(void *ud, size_t i)
+{
+    rf_mcp_exec_io *io = ud;
+    return drain_once(io, &io->caps[i]);
+}
+
+/* After the status: read both pipes to their end. Init reports only once
+ * every process of the tree is gone, so the writers are gone too and this
+ * does not block for long. */
+static void drain_rest(rf_mcp_exec_io *io)
+{
+    rf_mcp_capture *caps = io->caps;
+    while (caps[0].fd >= 0 || caps[1].fd >= 0) {
+        struct pollfd pfd[2] = { { .fd = caps[0].fd, .events = POLLIN }, { .fd = caps[1].fd, .events = POLLIN } };
+        if (poll(pfd, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
-            return NULL;
+            return;
         }
-        for (nfds_t k = 0; k < n; k++) {
-            if (!pfd[k].revents)
-                continue;
-            rf_mcp_capture *c = caps[0].fd == pfd[k].fd ? &caps[0] : &caps[1];
-            ssize_t r = read(c->fd, chunk, sizeof chunk);
-            if (r > 0) {
-                capture_chunk(c, chunk, (size_t)r);
-                rf_mcp_progress_flush(io, c, false);
-            } else if (r == 0 || errno != EINTR) {
-                close(c->fd);
-                c->fd = -1;
-                rf_mcp_progress_flush(io, c, true); /* a last line without its newline */
-            }
-        }
+        for (size_t i = 0; i < 2; i++)
+            if (caps[i].fd >= 0 && pfd[i].revents)
+                drain_once(io, &caps[i]);
     }
 }
 
@@ -202,17 +208,13 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
         return -1;
     }
     rf_mcp_call_attach(call, proc);
-    pthread_t thread;
-    bool threaded = pthread_create(&thread, NULL, reader, io) == 0;
-    if (!threaded) /* no thread: reading in turn still ends when the tree does */
-        rf_proc_kill(proc, SIGKILL);
-    int rc = rf_proc_wait(proc, st, err);
+    /* This thread reads the pipes while it waits: a full pipe never
+     * blocks the command, and no second thread is started per call. */
+    rf_proc_watch watch = { .fd = { caps[0].fd, caps[1].fd }, .ready = pipe_ready, .ud = io };
+    int rc = rf_proc_wait_watching(proc, &watch, st, err);
     rf_mcp_call_detach(call);
     call->finished = proc; /* freed once the answer is out (calls.c) */
-    if (threaded)
-        pthread_join(thread, NULL);
-    else
-        reader(io);
+    drain_rest(io);
     return rc;
 }
 

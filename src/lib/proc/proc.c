@@ -178,18 +178,25 @@ static void check_deadlines(rf_proc *p, double *grace_at)
  * process of the tree is gone) or init itself is gone. Reaping init, which
  * waits for the kernel to tear the namespaces down, is left to
  * rf_proc_free: a caller can answer first (the pool, the MCP server). */
-int rf_proc_wait_raw(rf_proc *p, rf_error **err)
+int rf_proc_wait_raw(rf_proc *p, rf_proc_watch *watch, rf_error **err)
 {
     double grace_at = 0;
     while (!p->reaped && !p->have_exit) {
         check_deadlines(p, &grace_at);
         int sock = live_sock(p);
         /* A negative fd is ignored by poll. */
-        struct pollfd pfd[3] = { { .fd = p->pidfd, .events = POLLIN }, { .fd = sock, .events = POLLIN },
-                                 { .fd = p->wake_fd, .events = POLLIN } };
-        int n = poll(pfd, 3, next_timeout_ms(p, &grace_at));
+        struct pollfd pfd[3 + RF_PROC_WATCH_MAX] = {
+            { .fd = p->pidfd, .events = POLLIN }, { .fd = sock, .events = POLLIN },
+            { .fd = p->wake_fd, .events = POLLIN },
+        };
+        for (size_t i = 0; i < RF_PROC_WATCH_MAX; i++)
+            pfd[3 + i] = (struct pollfd){ .fd = watch ? watch->fd[i] : -1, .events = POLLIN };
+        int n = poll(pfd, 3 + RF_PROC_WATCH_MAX, next_timeout_ms(p, &grace_at));
         if (n < 0 && errno != EINTR)
             return rf_error_set(err, errno, "wait for the sandbox");
+        for (size_t i = 0; n > 0 && watch && i < RF_PROC_WATCH_MAX; i++)
+            if (watch->fd[i] >= 0 && pfd[3 + i].revents)
+                watch->fd[i] = watch->ready(watch->ud, i);
         if (n > 0 && (pfd[2].revents & POLLIN)) {
             uint64_t v;
             (void)!read(p->wake_fd, &v, sizeof v); /* the deadlines are checked next round */

@@ -47,5 +47,20 @@ struct rf_proc {
 };
 
 rf_proc *rf_proc_new(pid_t pid, int pidfd, int sock, const rf_limits *limits);
-/* Wait until init is reaped, enforcing the deadlines (proc.c). */
-int rf_proc_wait_raw(rf_proc *p, rf_error **err);
+
+/* Descriptors served by the waiting thread itself while the sandbox runs
+ * (the MCP exec tool's output pipes), so that no second thread is needed
+ * to read them. ready(ud, i) is called when fd[i] is readable or hung up;
+ * it returns fd[i], or -1 once it is done with it (it closed it). */
+#define RF_PROC_WATCH_MAX 2
+typedef struct rf_proc_watch {
+    int fd[RF_PROC_WATCH_MAX]; /* < 0: none */
+    int (*ready)(void *ud, size_t i);
+    void *ud;
+} rf_proc_watch;
+
+/* Wait until init reported the command's status or is gone, enforcing the
+ * deadlines and serving `watch` (may be NULL) meanwhile (proc.c). */
+int rf_proc_wait_raw(rf_proc *p, rf_proc_watch *watch, rf_error **err);
+/* rf_proc_wait, serving `watch` while it waits (status.c). */
+int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_error **err);

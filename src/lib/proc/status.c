@@ -97,9 +97,9 @@ static void fill_status(const rf_proc *p, rf_status *out)
     fill_limits(p, out);
 }
 
-RF_EXPORT int rf_proc_wait(rf_proc *p, rf_status *out, rf_error **err)
+int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_error **err)
 {
-    if (rf_proc_wait_raw(p, err) < 0)
+    if (rf_proc_wait_raw(p, watch, err) < 0)
         return -1;
     fill_status(p, out);
     /* Every process of the sandbox is gone: no connection can start now. */
@@ -111,6 +111,11 @@ RF_EXPORT int rf_proc_wait(rf_proc *p, rf_status *out, rf_error **err)
     clock_gettime(CLOCK_MONOTONIC, &t);
     out->wall_seconds = (double)(t.tv_sec - p->started.tv_sec) + (double)(t.tv_nsec - p->started.tv_nsec) / 1e9;
     return 0;
+}
+
+RF_EXPORT int rf_proc_wait(rf_proc *p, rf_status *out, rf_error **err)
+{
+    return rf_proc_wait_watching(p, NULL, out, err);
 }
 
 RF_EXPORT void rf_status_clear(rf_status *s)
