@@ -4,7 +4,8 @@
 # /bin/true, `ringfence run --via` a pool of ready sandboxes (ringfence
 # serve), `ringfence run` (a sandbox built for the command), bubblewrap's
 # closest line. Ratios to bare exec; then the serving process's memory per
-# idle sandbox (its RSS plus the idle inits', divided by the pool size).
+# idle sandbox (the PSS of the server and every process below it, divided
+# by the pool size).
 #
 #   bench/pool.sh [BUILD_DIR] [RUNS] [POOL_SIZE]     (default: build, 300, 4)
 #
@@ -37,7 +38,13 @@ print("run --via vs bare exec: %.2fx (target <= 1.5x); vs run: %.2fx" % (w["via"
 if "bwrap" in w:
     print("run --via vs bwrap: %.2fx" % (w["via"] / w["bwrap"]))
 PY
-rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
-total=$(rss "$server")
-for p in $(pgrep -P "$server"); do total=$((total + $(rss "$p"))); done
-echo "serve: $((total / 1024)) MiB RSS for $size idle sandboxes (server + their inits): $((total / size)) KiB each"
+# PSS, not RSS: an idle sandbox's init and the process it forked ahead for
+# the command share most of their pages with each other and the server.
+pss() { awk '/^Pss:/ {print $2}' "/proc/$1/smaps_rollup" 2>/dev/null || echo 0; }
+tree_pss() { # the server and every process below it
+    local sum; sum=$(pss "$1")
+    for p in $(pgrep -P "$1"); do sum=$((sum + $(tree_pss "$p"))); done
+    echo "$sum"
+}
+total=$(tree_pss "$server")
+echo "serve: $((total / 1024)) MiB PSS for $size idle sandboxes (the server, their inits and waiting command processes): $((total / size)) KiB each"

@@ -23,10 +23,16 @@
 const int rf_init_forwarded[RF_INIT_N_FORWARDED] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
 static int socket_chan = -1; /* rf_init_serve_sockets */
+static int gate_fd = -1;     /* rf_init_gate */
 
 void rf_init_serve_sockets(int chan)
 {
     socket_chan = chan;
+}
+
+void rf_init_gate(int gate)
+{
+    gate_fd = gate;
 }
 
 typedef struct init_state {
@@ -123,14 +129,19 @@ _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops)
         while (waitpid(command, &s.status, 0) < 0 && errno == EINTR)
             ;
     while (!s.done) {
-        struct pollfd p[3] = { { .fd = sfd, .events = POLLIN }, { .fd = sock, .events = POLLIN },
-                               { .fd = socket_chan, .events = POLLIN } };
-        if (poll(p, 3, -1) < 0)
+        /* A negative fd is ignored by poll: the channel waits for the gate. */
+        struct pollfd p[4] = { { .fd = sfd, .events = POLLIN }, { .fd = gate_fd < 0 ? sock : -1, .events = POLLIN },
+                               { .fd = socket_chan, .events = POLLIN }, { .fd = gate_fd, .events = POLLIN } };
+        if (poll(p, 4, -1) < 0)
             continue;
         if (p[0].revents & POLLIN)
             handle_signal(&s, sfd);
-        if (sock >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
+        if (p[1].fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
             handle_message(&s);
+        if (p[3].revents) { /* only the hang-up: nobody writes to it */
+            close(gate_fd);
+            gate_fd = -1;
+        }
         /* Closed: the caller needs no more sockets (or is gone, which the
          * report channel says too). Stop watching, or poll would spin. */
         if (p[2].revents && ((p[2].revents & POLLIN) ? rf_net_serve_socket_request(socket_chan) < 0 : true))

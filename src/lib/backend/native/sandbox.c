@@ -242,9 +242,14 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
      * lost between fork and init's signalfd. */
     if (block_signals(&oldmask, &f) < 0)
         die(c, &f);
-    /* A warm pool's sandbox: everything is up; now wait for its command. */
-    rf_deferred_cmd deferred;
-    if (plan->deferred && rf_deferred_wait(c->sock, &deferred, &f) < 0)
+    /* A warm pool's sandbox: everything is up. Its command's process is
+     * forked now, ahead of the command, and waits for it on the report
+     * channel: the fork is then off the path from request to exec. Until
+     * that process has exec'd (or died), the channel is its alone: `gate`
+     * (close-on-exec) stays open in it for that long, and init reads the
+     * channel only once the gate has closed. */
+    int gate[2] = { -1, -1 };
+    if (plan->deferred && pipe2(gate, O_CLOEXEC) < 0 && rf_fail(&f, "prepare for the command", NULL) < 0)
         die(c, &f);
     /* A raw clone, not fork(): glibc's fork() takes the malloc, stdio and
      * atfork locks, which another thread of a multithreaded caller may have
@@ -254,12 +259,19 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     pid_t cmd = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
     if (cmd < 0 && rf_fail(&f, "fork the command", NULL) < 0)
         die(c, &f);
-    if (cmd == 0 && plan->deferred)
+    if (cmd == 0 && plan->deferred) {
+        close(gate[0]);
+        rf_deferred_cmd deferred;
+        if (rf_deferred_wait(c->sock, &deferred, &f) < 0)
+            die(c, &f); /* init sees this process end and reports its status */
         rf_deferred_exec(&deferred, c->sock);
+    }
     if (cmd == 0)
         exec_command(c, &oldmask);
-    for (int i = 0; plan->deferred && i < 3; i++)
-        close(deferred.fds[i]); /* the command has them; init needs none */
+    if (plan->deferred) {
+        close(gate[1]);
+        rf_init_gate(gate[0]);
+    }
     rf_fault_child_point(c->fault_fd, c->sock, "exec"); /* the command is forked and execs */
     /* Nor its own stdio: a reader of the command's output then sees EOF
      * when the command's tree ends, not when init has exited too. */

@@ -108,6 +108,10 @@ extern const int rf_init_forwarded[RF_INIT_N_FORWARDED];
 /* Before rf_init_run: also answer socket requests on `chan` (native
  * backend, network: allowlist with --publish). */
 void rf_init_serve_sockets(int chan);
+/* Before rf_init_run: leave the report channel alone until `gate` hangs
+ * up (a warm pool's command process reads its command from the channel,
+ * then execs, which closes its end of the gate). */
+void rf_init_gate(int gate);
 
 /* spawn.c */
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);
