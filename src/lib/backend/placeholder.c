@@ -17,8 +17,8 @@
 #include "backend/backend.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/orphans.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -91,27 +91,12 @@ static void replay(const char *journal)
     fclose(f);
 }
 
-/* Journals whose start is gone (their lock is free): undo them. */
-static void collect(const char *dir)
+/* A journal whose start is gone (its lock is free): undo it. */
+static void undo_journal(const char *path, void *ud)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
-            replay(path);
-            unlink(path);
-        }
-        if (fd >= 0)
-            close(fd);
-    }
-    closedir(d);
+    (void)ud;
+    replay(path);
+    unlink(path);
 }
 
 static int open_journal(rf_placeholders *ph, const char *root, rf_error **err)
@@ -162,7 +147,7 @@ static int make_one(rf_placeholders *ph, const rf_mount *m, rf_error **err)
 
 /* A protected path that needs one now: marked so by the plan, or present
  * when the plan was made but gone since (a killed start's placeholder that
- * collect() just removed, say): either way, absent names are covered. */
+ * undo_journal() just removed, say): either way, absent names are covered. */
 static bool needs_one(const rf_mount *m)
 {
     struct stat st;
@@ -176,7 +161,7 @@ int rf_placeholders_make(const rf_plan *plan, rf_placeholders **out, rf_error **
     *out = NULL;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/placeholders", plan->instance_root);
-    collect(dir); /* what killed starts left, before looking at the paths */
+    rf_orphans_collect(dir, "", undo_journal, NULL); /* what killed starts left, before looking at the paths */
     if (plan->backend != RF_BACKEND_NATIVE && plan->backend != RF_BACKEND_BWRAP)
         return 0; /* the others cannot mount over them (their plan's cannot says so) */
     size_t wanted = 0;

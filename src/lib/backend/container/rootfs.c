@@ -14,9 +14,9 @@
  * directory is never seen between its mkdir and its lock. */
 #include "backend/container/container.h"
 #include "util/error.h"
+#include "util/orphans.h"
 #include "util/path.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -145,27 +145,10 @@ void rf_container_dir_remove(const char *dir)
     nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
-/* Remove every directory below PARENT that no run holds. */
-static void sweep_unheld(int parent_fd, const char *parent)
+static void remove_orphan(const char *path, void *ud)
 {
-    DIR *d = fdopendir(dup(parent_fd));
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strncmp(e->d_name, "ringfence-", 10) != 0)
-            continue;
-        int fd = openat(parent_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-            char path[PATH_MAX];
-            if (snprintf(path, sizeof path, "%s/%s", parent, e->d_name) < (int)sizeof path)
-                rf_container_dir_remove(path);
-        }
-        close(fd); /* and the lock with it */
-    }
-    closedir(d);
+    (void)ud;
+    rf_container_dir_remove(path);
 }
 
 int rf_container_dir_make(const char *parent, const char *dir, rf_error **err)
@@ -179,7 +162,8 @@ int rf_container_dir_make(const char *parent, const char *dir, rf_error **err)
             close(pfd);
         return -1;
     }
-    sweep_unheld(pfd, parent);
+    /* Run directories no run holds: left by a killed start (util/orphans.h). */
+    rf_orphans_collect(parent, "ringfence-", remove_orphan, NULL);
     int fd = -1;
     if (mkdir(dir, 0700) < 0)
         rf_error_set(err, errno, "backend container: create %s", dir);

@@ -353,6 +353,16 @@ static int write_seccomp(const rf_plan *plan, const struct rf_container_plan *c,
 /* The run's directory, locked (rootfs.c), with what podman is given: the
  * root, the seccomp profile, the network namespace's mount point. Returns
  * the lock's descriptor, which the supervisor inherits; -1 with ERR set. */
+/* An empty file at path (the mount point of the network namespace). */
+static int create_empty(const char *path, rf_error **err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return rf_error_set(err, errno, "backend container: create %s", path);
+    close(fd);
+    return 0;
+}
+
 static int prepare_host(const rf_plan *plan, const struct rf_container_plan *c, rf_error **err)
 {
     char parent[4096];
@@ -360,13 +370,8 @@ static int prepare_host(const rf_plan *plan, const struct rf_container_plan *c, 
     int lock = rf_container_dir_make(parent, c->dir, err);
     if (lock < 0)
         return -1;
-    int fd = c->netns_path ? open(c->netns_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
-    if (fd >= 0)
-        close(fd);
-    else if (c->netns_path)
-        rf_error_set(err, errno, "backend container: create %s", c->netns_path);
-    if ((c->netns_path && fd < 0) || (!c->image && rf_container_rootfs_make(plan, c->rootfs, err) < 0) ||
-        write_seccomp(plan, c, err) < 0) {
+    if ((c->netns_path && create_empty(c->netns_path, err) < 0) ||
+        (!c->image && rf_container_rootfs_make(plan, c->rootfs, err) < 0) || write_seccomp(plan, c, err) < 0) {
         rf_container_dir_remove(c->dir);
         close(lock);
         return -1;
