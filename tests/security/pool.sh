@@ -22,6 +22,11 @@ contains "in our working directory" "$OUT" "$WS"
 expect_exit 3 "its exit status comes back" rf run --via "$sock" -- sh -c 'exit 3'
 expect_exit 127 "a missing command is 127" rf run --via "$sock" -- no-such-command-here
 echo from-stdin | { expect_exit 0 "stdin is ours" rf run --via "$sock" -- cat; }
+# The command's process was forked before the request and read it from the
+# sandbox's report channel: neither that channel nor init's exec gate may
+# reach the command. ls's own: its stdio and the directory it reads.
+expect_exit 0 "a command lists its descriptors" rf run --via "$sock" -- sh -c 'exec ls /proc/self/fd'
+check "it holds its stdio and nothing else of the sandbox's ($(echo $OUT))" test "$(echo $OUT)" = "0 1 2 3"
 
 # Nothing carried over: /tmp, processes, pid numbering.
 expect_exit 0 "a command leaves a file in /tmp and a process running" \
