@@ -16,11 +16,13 @@ wait_gone() { # wait_gone SECONDS CMD...: until CMD prints nothing
 }
 
 # ── pids: a fork bomb stops at the limit ──
-# The shell execs its sleep: a fork after the bomb started could already
-# find the limit reached ("Cannot fork", exit 2: seen once in CI).
+# The shell forks once, before any bomb runs, then execs its sleep: any
+# later fork of its own could find the limit reached ("Cannot fork", exit
+# 2; seen in CI when dash forked the pipeline's right half after its left
+# half had already filled --pids 64).
 expect_exit 124 "fork bomb under --pids 64 is ended by the timeout" \
     rf run --pids 64 --timeout 3 --kill-grace 0.5 --status-json "$SCRATCH/bomb.json" -- \
-    sh -c 'bomb() { bomb | bomb & }; bomb; exec sleep 10'
+    sh -c 'bomb() { bomb | bomb & }; bomb & exec sleep 10'
 check "the host still forks" sh -c 'for i in 1 2 3 4 5; do /bin/true || exit 1; done'
 if is_root; then
     [ "$(status_field "$SCRATCH/bomb.json" "['pids_limit_hit']")" = True ] &&
@@ -79,10 +81,15 @@ import json; l=open('$SCRATCH/fd.jsonl').read().splitlines(); assert json.loads(
 
 # ── SIGKILL of ringfence: no process and no cgroup left ──
 token="rf-limits-$$-$RANDOM"
-rf run --memory 256M --pids 100 -- sh -c "exec -a $token sleep 300" &
+# ringfence itself in the background ($! of `rf ... &` would be a subshell),
+# and bash: dash's exec has no -a, so the sleep would never have started.
+"$RINGFENCE" run --memory 256M --pids 100 -- bash -c "exec -a $token sleep 300" &
 rf_pid=$!
-wait_gone 5 sh -c "pgrep -f -- '$token' >/dev/null || echo missing" ||
-    diag "the sandboxed sleep did not show up"
+if wait_gone 5 sh -c "pgrep -f -- '^$token' >/dev/null || echo missing"; then
+    pass "the sandboxed sleep runs (named $token)"
+else
+    fail "the sandboxed sleep runs (named $token)"
+fi
 kill -9 "$rf_pid"
 wait "$rf_pid" 2>/dev/null
 wait_gone 10 pgrep -f -- "$token" && pass "SIGKILL of ringfence: no sandboxed process left" ||
