@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Round-trip time of a tools/call through `ringfence mcp`, as an MCP client
 // sees it: N sequential `exec true` (a fresh sandbox each; with the warm
-// pool, the default, and with --no-pool) and N `read_file` (no sandbox),
-// through the official SDK client over stdio. For notes only.
+// pool, the default, and with --no-pool), N `exec /bin/true` and `exec ls`
+// (plain commands: no shell), the same through the shell, and N
+// `read_file` (no sandbox), through the official SDK client over stdio.
+// For notes only.
 //
 // Each exec series runs twice: with GAP_MS between calls (default 50: an
 // agent waits far longer for its model between two commands), which is the
@@ -58,6 +60,13 @@ const pooled = await session([]);
 await sleep(500); // let the pool fill
 const withPool = await time(pooled, `exec true (warm pool, ${gap} ms apart)`, exec, gap);
 await time(pooled, 'exec true (warm pool, back to back)', exec);
+// A program, not a shell builtin: run without a shell (a plain command),
+// and the same through the shell ({ ...; } is not plain).
+await time(pooled, `exec /bin/true (warm pool, no shell, ${gap} ms apart)`,
+           { name: 'exec', arguments: { command: '/bin/true' } }, gap);
+await time(pooled, `exec { /bin/true; } (warm pool, shell, ${gap} ms apart)`,
+           { name: 'exec', arguments: { command: '{ /bin/true; }' } }, gap);
+await time(pooled, `exec ls (warm pool, no shell, ${gap} ms apart)`, { name: 'exec', arguments: { command: 'ls' } }, gap);
 await time(pooled, 'read_file', { name: 'read_file', arguments: { path: 'f.txt' } });
 await pooled.close();
 const plain = await session(['--no-pool']);

@@ -40,9 +40,8 @@ static double bare_us(int devnull)
     return st == 0 ? dt : -1;
 }
 
-static double pool_us(rf_pool *pool, int devnull)
+static double pool_us(rf_pool *pool, int devnull, char **argv)
 {
-    char *argv[] = { (char *)"/bin/true", NULL };
     rf_pool_request req = { .argv = argv, .stdio = { devnull, devnull, devnull } };
     rf_status st;
     rf_error *err = NULL;
@@ -95,24 +94,31 @@ int main(int argc, char **argv)
         return 1;
     sleep_ms(500); /* let it fill */
     double *bare = calloc((size_t)rounds, sizeof *bare), *via = calloc((size_t)rounds, sizeof *via);
-    if (!bare || !via)
+    double *shell = calloc((size_t)rounds, sizeof *shell);
+    if (!bare || !via || !shell)
         return 1;
+    char *direct[] = { (char *)"/bin/true", NULL };
+    char *sh[] = { (char *)"/bin/sh", (char *)"-c", (char *)"true", NULL };
     for (int i = 0; i < rounds; i++) {
         sleep_ms(gap);
         bare[i] = bare_us(devnull);
         sleep_ms(gap);
-        via[i] = pool_us(pool, devnull);
-        if (bare[i] < 0 || via[i] < 0)
+        via[i] = pool_us(pool, devnull, direct);
+        sleep_ms(gap);
+        shell[i] = pool_us(pool, devnull, sh);
+        if (bare[i] < 0 || via[i] < 0 || shell[i] < 0)
             return 1;
     }
-    double mb = bench_median(bare, rounds), mp = bench_median(via, rounds);
+    double mb = bench_median(bare, rounds), mp = bench_median(via, rounds), ms = bench_median(shell, rounds);
     printf("pool-lib: %d rounds, %d ms apart, pool of %d, uid %d\n", rounds, gap, size, (int)getuid());
     printf("  bare posix_spawn /bin/true   median %7.3f ms  min %7.3f ms\n", mb / 1e3, bare[0] / 1e3);
     printf("  rf_pool_run /bin/true        median %7.3f ms  min %7.3f ms\n", mp / 1e3, via[0] / 1e3);
-    printf("  pool vs bare exec: %.2fx (medians)\n", mp / mb);
+    printf("  rf_pool_run /bin/sh -c true  median %7.3f ms  min %7.3f ms\n", ms / 1e3, shell[0] / 1e3);
+    printf("  pool vs bare exec: %.2fx (medians); through a shell %.2fx\n", mp / mb, ms / mb);
     rf_pool_free(pool);
     free(bare);
     free(via);
+    free(shell);
     close(devnull);
     return 0;
 }

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The exec guard on arbitrary commands and patterns: it must never crash,
  * read out of bounds or hang, and its verdict must be consistent (a message
- * exactly when blocked, a pattern only for a pattern verdict).
+ * exactly when blocked, a pattern only for a pattern verdict). The same
+ * command goes to the exec tool's plain-command splitter (mcp/plain.c):
+ * the words it returns, joined by single spaces, are the command with its
+ * runs of blanks made single, and hold only bytes the shell takes literally.
  *
  * Input: one flags byte, then the command. Flags & 3 pick the options
  * (deny patterns on/off x restrict_to_workspace on/off); with 0x80 the
  * first line after the flags is a custom deny pattern (and with 0x40 also
  * an allow pattern), which exercises compile errors and match limits. */
+#include "mcp/mcp.h"
 #include "ringfence.h"
 
 #include <stdint.h>
@@ -25,6 +29,24 @@ static rf_guard *guard_for(unsigned flags, const char *deny, const char *allow)
     o.custom_deny = deny ? (const char *const[]){ deny, NULL } : NULL;
     o.custom_allow = allow ? (const char *const[]){ allow, NULL } : NULL;
     return rf_guard_new(&o, NULL);
+}
+
+static void check_plain(const char *cmd)
+{
+    char **argv = rf_mcp_plain_argv(cmd);
+    if (!argv)
+        return;
+    const char *p = cmd;
+    for (size_t i = 0; argv[i]; i++) {
+        p += strspn(p, " \t");
+        size_t n = strlen(argv[i]);
+        if (!n || strncmp(p, argv[i], n) || strcspn(argv[i], " \t\n;&|<>()$`\\\"'*?[~#{}!") != n)
+            abort();
+        p += n;
+    }
+    if (!argv[0] || p[strspn(p, " \t")] || strchr(argv[0], '='))
+        abort();
+    free(argv);
 }
 
 static void check_verdict(int r, const rf_guard_verdict *v, const rf_error *err)
@@ -72,6 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rf_guard_verdict_clear(&v);
         rf_error_free(err);
     }
+    check_plain(cmd);
     rf_guard_free(own);
     free(text);
     return 0;

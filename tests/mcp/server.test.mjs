@@ -78,6 +78,26 @@ test('exec: runs in the workspace, and the sandbox hides what is around it', asy
   assert.equal(readFileSync(join(ws, 'made.txt'), 'utf8'), 'made-by-exec\n');
 });
 
+test('exec: a plain command runs without a shell, with the meaning the shell gives it', async () => {
+  writeFileSync(join(ws, 'ppid.sh'), '#!/bin/sh\nset -- $(cat /proc/$$/stat)\necho $4\n', { mode: 0o755 });
+  writeFileSync(join(ws, 'no-hashbang'), 'echo from a script without a hashbang line\n', { mode: 0o755 });
+  mkdirSync(join(ws, 'a-dir'), { recursive: true });
+  // Executed directly, the script is the child of the sandbox's init (pid
+  // 1); through a shell, the shell's.
+  const ppid = async (command) => (await call('exec', { command })).structuredContent.stdout.trim();
+  assert.equal(await ppid('./ppid.sh'), '1', 'a plain command is executed without a shell');
+  assert.notEqual(await ppid('{ ./ppid.sh; }'), '1', 'control: through the shell, the shell is its parent');
+  // The same output and exit code as through the shell, failures included
+  // (not found, a directory, no #! line: then the shell runs it after all).
+  // The environment is compared as a set: dash passes it on in its own order.
+  const outcome = (command, r) => [command === 'env' ? r.stdout.split('\n').sort() : r.stdout, r.stderr, r.exit_code];
+  for (const command of ['env', 'ls -a', './no-hashbang', './a-dir', `no-such-program-${process.pid}`, 'printenv PWD']) {
+    const plain = (await call('exec', { command })).structuredContent;
+    const shell = (await call('exec', { command: `{ ${command}; }` })).structuredContent;
+    assert.deepEqual(outcome(command, plain), outcome(command, shell), command);
+  }
+});
+
 test('exec: the guard refuses dangerous patterns with the seed 001 message', async () => {
   const r = await call('exec', { command: 'rm -rf build' });
   assert.equal(r.isError, true);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The exec tool: the guard first, then `/bin/sh -c COMMAND` in a fresh
- * sandbox of the server's policy, with stdout and stderr captured through
- * pipes, each kept up to a cap (the rest is read and counted, so the
- * command never blocks on a full pipe). When the call carries a
+ * sandbox of the server's policy (a plain command's words go to a pool
+ * sandbox directly, with the shell's meaning: plain.c), with stdout and
+ * stderr captured through pipes, each kept up to a cap (the rest is read
+ * and counted, so the command never blocks on a full pipe). When the call carries a
  * progressToken, the captured lines also go out as they come
  * (progress.c). */
 #include "mcp/mcp.h"
@@ -170,22 +171,29 @@ static void close_pair(int p[2])
             close(p[i]);
 }
 
-/* The sandbox for one call: a ready one from the pool, handed the command,
- * or one built now from the plan. */
-static rf_proc *start(rf_mcp_server *s, const rf_plan *plan, const char *command, double timeout,
+/* The sandbox for one call: a ready one from the pool, handed argv, or one
+ * built now from the plan (which holds the command). */
+static rf_proc *start(rf_mcp_server *s, const rf_plan *plan, char *const *argv, double timeout,
                       const rf_stdio *stdio, rf_error **err)
 {
     if (!s->pool)
         return rf_spawn(plan, stdio, err);
-    char *argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
-    rf_pool_request req = { .argv = argv, .cwd = s->policy->chdir ? s->policy->chdir : s->policy->workspace,
-                            .stdio = *stdio, .timeout_s = timeout };
+    const char *cwd = s->policy->chdir ? s->policy->chdir : s->policy->workspace;
+    /* What /bin/sh exports to a command it runs: the directory it started
+     * in. Set for the shell too, so both ways give the same environment. */
+    _cleanup_free_ char *pwd = NULL;
+    if (asprintf(&pwd, "PWD=%s", cwd) < 0) {
+        rf_error_set(err, ENOMEM, "exec");
+        return NULL;
+    }
+    char *env_add[] = { pwd, NULL };
+    rf_pool_request req = { .argv = argv, .env_add = env_add, .cwd = cwd, .stdio = *stdio, .timeout_s = timeout };
     return rf_pool_start(s->pool, &req, err);
 }
 
 /* Spawn, capture and wait; fills st. Returns < 0 if the sandbox could not
  * be started or waited for. */
-static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, const char *command,
+static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, char *const *argv,
                         double timeout, rf_mcp_exec_io *io, rf_status *st, rf_error **err)
 {
     int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
@@ -195,7 +203,7 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
         return rf_error_set(err, errno, "exec: create pipes");
     }
     rf_stdio stdio = { devnull, out[1], errp[1] };
-    rf_proc *proc = start(s, plan, command, timeout, &stdio, err);
+    rf_proc *proc = start(s, plan, argv, timeout, &stdio, err);
     /* Our copies of the write ends go now, or the reader never sees EOF. */
     close(out[1]);
     close(errp[1]);
@@ -216,6 +224,29 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
     call->finished = proc; /* freed once the answer is out (calls.c) */
     drain_rest(io);
     return rc;
+}
+
+/* A plain command (plain.c) goes to a pool sandbox as its words, with no
+ * shell. If its program could not be executed (not found, not executable,
+ * no #! line) nothing ran: the shell then runs the command in a fresh
+ * sandbox, so the message and exit code (127, 126) are the shell's own,
+ * exactly as if the command had gone to /bin/sh -c in the first place. */
+static int run_command(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, const char *command,
+                       double timeout, rf_mcp_exec_io *io, rf_status *st, rf_error **err)
+{
+    _cleanup_free_ char **words = s->pool ? rf_mcp_plain_argv(command) : NULL;
+    if (words) {
+        int rc = run_captured(s, call, plan, words, timeout, io, st, err);
+        bool nothing_ran = call->finished && call->finished->exec_errno && !io->caps[0].len && !io->caps[1].len;
+        if (rc < 0 || !nothing_ran)
+            return rc;
+        rf_proc_free(call->finished);
+        call->finished = NULL;
+        rf_status_clear(st);
+        memset(st, 0, sizeof *st);
+    }
+    char *shell[] = { (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
+    return run_captured(s, call, plan, shell, timeout, io, st, err);
 }
 
 static json_t *exec_result(const rf_mcp_server *s, const rf_status *st, const rf_mcp_capture caps[2])
@@ -284,7 +315,7 @@ json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args)
     caps[1].buf = malloc(caps[1].cap ? caps[1].cap : 1);
     if (!caps[0].buf || !caps[1].buf)
         rf_error_set(&err, ENOMEM, "exec");
-    else if ((plan || s->pool) && run_captured(s, call, plan, command, timeout, &io, &st, &err) == 0)
+    else if ((plan || s->pool) && run_command(s, call, plan, command, timeout, &io, &st, &err) == 0)
         res = exec_result(s, &st, caps);
     if (!res)
         res = rf_mcp_tool_from_error(err);

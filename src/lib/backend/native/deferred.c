@@ -102,6 +102,8 @@ static int exec_search(char *const *argv, char *const *env)
             full[len] = '/';
             memcpy(full + len + 1, argv[0], an + 1);
             execve(full, argv, env);
+            if (errno == ENOEXEC) /* found, but no #! line: the shell's business, not a reason to look further */
+                return -1;
             if (errno == EACCES)
                 saved = EACCES;
         }
