@@ -112,26 +112,36 @@ static bool host_has(const char *needle)
 /* The control's process is started by a shell that returns at once: on a
  * loaded machine it may still be between fork and exec (its cmdline read
  * empty mid-exec), so look for it for a while. */
-static bool host_has_soon(const char *needle, int seconds)
+/* Polls cond(arg) every 50 ms for up to `seconds`. */
+static bool soon(bool (*cond)(const void *arg), const void *arg, int seconds)
 {
     for (int i = 0; i < seconds * 20; i++) {
-        if (host_has(needle))
+        if (cond(arg))
             return true;
         struct timespec t = { 0, 50 * 1000 * 1000 };
         nanosleep(&t, NULL);
     }
+    return cond(arg);
+}
+
+static bool host_has_cond(const void *needle)
+{
     return host_has(needle);
+}
+
+static bool children_cond(const void *want)
+{
+    return children() == *(const int *)want;
+}
+
+static bool host_has_soon(const char *needle, int seconds)
+{
+    return soon(host_has_cond, needle, seconds);
 }
 
 static bool wait_for_children(int want, int seconds)
 {
-    for (int i = 0; i < seconds * 20; i++) {
-        if (children() == want)
-            return true;
-        struct timespec t = { 0, 50 * 1000 * 1000 };
-        nanosleep(&t, NULL);
-    }
-    return children() == want;
+    return soon(children_cond, &want, seconds);
 }
 
 int main(void)

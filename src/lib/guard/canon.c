@@ -256,30 +256,34 @@ int rf_guard_variants(const rf_gwords *w, char ***out)
     char *const *cw = w->v;
     *out = NULL;
     size_t n = w->n, n_opts = 0, n_non = 0;
-    if (n < 2)
-        return 0;
+    const char **opts = NULL, **non = NULL, **parts = NULL;
     bool end_opts = false;
-    for (size_t i = 1; i < n && !end_opts; i++) {
-        end_opts = !strcmp(cw[i], "--");
-        n_opts += !end_opts && is_option(cw[i]);
-    }
-    if (n_opts == 0) /* most commands: nothing to vary, nothing to allocate */
-        return 0;
-    /* one block: opts[n], non[n + 2], parts[n + 2] */
-    const char **opts = calloc(3 * n + 4, sizeof(*opts)), **non = opts + n, **parts = non + n + 2;
-    int r = -1;
-    if (!opts)
-        goto done;
-    end_opts = false;
-    n_opts = 0;
     for (size_t i = 1; i < n; i++) {
-        if (!end_opts && !strcmp(cw[i], "--"))
+        if (!end_opts && !strcmp(cw[i], "--")) {
             end_opts = true;
-        else if (!end_opts && is_option(cw[i]))
+            continue;
+        }
+        bool opt = !end_opts && is_option(cw[i]);
+        if (opt && !opts) {
+            /* The first option (most commands have none, and allocate
+             * nothing). One block: opts[n], non[n + 2], parts[n + 2]; the
+             * words before this one are all non-options. */
+            opts = calloc(3 * n + 4, sizeof(*opts));
+            if (!opts)
+                return -1;
+            non = opts + n;
+            parts = non + n + 2;
+            for (size_t j = 1; j < i; j++)
+                non[n_non++] = cw[j];
+        }
+        if (opt)
             opts[n_opts++] = cw[i];
-        else
+        else if (opts)
             non[n_non++] = cw[i];
     }
+    if (!opts)
+        return 0;
+    int r = -1;
     parts[0] = cw[0];
     memcpy(parts + 1, non, n_non * sizeof(*non));
     if (push_joined(out, parts, n_non + 1) < 0)

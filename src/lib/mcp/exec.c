@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,25 +55,6 @@ static int pipe_ready(void *ud, size_t i)
 {
     rf_mcp_exec_io *io = ud;
     return drain_once(io, &io->caps[i]);
-}
-
-/* After the status: read both pipes to their end. Init reports only once
- * every process of the tree is gone, so the writers are gone too and this
- * does not block for long. */
-static void drain_rest(rf_mcp_exec_io *io)
-{
-    rf_mcp_capture *caps = io->caps;
-    while (caps[0].fd >= 0 || caps[1].fd >= 0) {
-        struct pollfd pfd[2] = { { .fd = caps[0].fd, .events = POLLIN }, { .fd = caps[1].fd, .events = POLLIN } };
-        if (poll(pfd, 2, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            return;
-        }
-        for (size_t i = 0; i < 2; i++)
-            if (caps[i].fd >= 0 && pfd[i].revents)
-                drain_once(io, &caps[i]);
-    }
 }
 
 /* The captured bytes as valid UTF-8, with a marker when some were cut. */
@@ -222,7 +202,7 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
     int rc = rf_proc_wait_watching(proc, &watch, st, err);
     rf_mcp_call_detach(call);
     call->finished = proc; /* freed once the answer is out (calls.c) */
-    drain_rest(io);
+    rf_proc_watch_finish(&watch); /* what is left in the pipes */
     return rc;
 }
 

@@ -174,6 +174,39 @@ static void check_deadlines(rf_proc *p, double *grace_at)
 }
 
 
+/* The watched descriptors, for poll (a negative fd is ignored by poll). */
+static void watch_pollfds(const rf_proc_watch *watch, struct pollfd *pfd)
+{
+    for (size_t i = 0; i < RF_PROC_WATCH_MAX; i++)
+        pfd[i] = (struct pollfd){ .fd = watch ? watch->fd[i] : -1, .events = POLLIN };
+}
+
+static void serve_watch(rf_proc_watch *watch, const struct pollfd *pfd)
+{
+    for (size_t i = 0; watch && i < RF_PROC_WATCH_MAX; i++)
+        if (watch->fd[i] >= 0 && pfd[i].revents)
+            watch->fd[i] = watch->ready(watch->ud, i);
+}
+
+void rf_proc_watch_finish(rf_proc_watch *watch)
+{
+    for (;;) {
+        struct pollfd pfd[RF_PROC_WATCH_MAX];
+        watch_pollfds(watch, pfd);
+        bool open = false;
+        for (size_t i = 0; i < RF_PROC_WATCH_MAX; i++)
+            open |= pfd[i].fd >= 0;
+        if (!open)
+            return;
+        if (poll(pfd, RF_PROC_WATCH_MAX, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return;
+        }
+        serve_watch(watch, pfd);
+    }
+}
+
 /* Until init reported the command's status (it does so only once every
  * process of the tree is gone) or init itself is gone. Reaping init, which
  * waits for the kernel to tear the namespaces down, is left to
@@ -189,14 +222,12 @@ int rf_proc_wait_raw(rf_proc *p, rf_proc_watch *watch, rf_error **err)
             { .fd = p->pidfd, .events = POLLIN }, { .fd = sock, .events = POLLIN },
             { .fd = p->wake_fd, .events = POLLIN },
         };
-        for (size_t i = 0; i < RF_PROC_WATCH_MAX; i++)
-            pfd[3 + i] = (struct pollfd){ .fd = watch ? watch->fd[i] : -1, .events = POLLIN };
+        watch_pollfds(watch, pfd + 3);
         int n = poll(pfd, 3 + RF_PROC_WATCH_MAX, next_timeout_ms(p, &grace_at));
         if (n < 0 && errno != EINTR)
             return rf_error_set(err, errno, "wait for the sandbox");
-        for (size_t i = 0; n > 0 && watch && i < RF_PROC_WATCH_MAX; i++)
-            if (watch->fd[i] >= 0 && pfd[3 + i].revents)
-                watch->fd[i] = watch->ready(watch->ud, i);
+        if (n > 0)
+            serve_watch(watch, pfd + 3);
         if (n > 0 && (pfd[2].revents & POLLIN)) {
             uint64_t v;
             (void)!read(p->wake_fd, &v, sizeof v); /* the deadlines are checked next round */

@@ -62,5 +62,9 @@ typedef struct rf_proc_watch {
 /* Wait until init reported the command's status or is gone, enforcing the
  * deadlines and serving `watch` (may be NULL) meanwhile (proc.c). */
 int rf_proc_wait_raw(rf_proc *p, rf_proc_watch *watch, rf_error **err);
+/* After the wait: serve `watch` until ready() has closed every descriptor.
+ * Init reports only once the whole tree is gone, so the writers are gone
+ * too and this does not block for long. */
+void rf_proc_watch_finish(rf_proc_watch *watch);
 /* rf_proc_wait, serving `watch` while it waits (status.c). */
 int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_error **err);
