@@ -149,16 +149,17 @@ static bool may_create_at(const rf_plan *plan, size_t i)
 
 /* Re-checked after open: the plan's "small and world-readable" must still
  * hold for the file actually read (a root caller could read anything). */
-static int open_copy_source(const rf_mount *m, int *fd)
+static int open_copy_source(const rf_mount *m, rf_mount_src *src)
 {
     struct stat st;
-    *fd = open(m->source, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (*fd < 0 || fstat(*fd, &st) < 0)
+    src->fd = open(m->source, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (src->fd < 0 || fstat(src->fd, &st) < 0)
         return -1;
     if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IROTH) || st.st_size > RF_COPY_MAX) {
         errno = EPERM;
         return -1;
     }
+    src->size = st.st_size;
     return 0;
 }
 
@@ -180,26 +181,31 @@ static int copy_dir_open(copy_dir *d, int rootfd, const char *parent, bool creat
     return d->fd;
 }
 
-/* Copy src_fd to out: sendfile moves the bytes in the kernel, one call for
- * a small file; read/write where sendfile cannot serve this pair. */
-static int copy_bytes(int src_fd, int out)
+/* Copy the source to out, as many bytes as it had when it was checked
+ * (a file that grows meanwhile is cut there: the copy never exceeds the
+ * size limit, and a small file takes one call). sendfile moves the bytes
+ * in the kernel; read/write where it cannot serve this pair. */
+static int copy_bytes(const rf_mount_src *src, int out)
 {
-    ssize_t n;
-    while ((n = sendfile(out, src_fd, NULL, 1 << 20)) > 0)
-        ;
-    if (n == 0)
-        return 0;
+    off_t left = src->size;
+    ssize_t n = 1;
+    while (left > 0 && (n = sendfile(out, src->fd, NULL, (size_t)left)) > 0)
+        left -= n;
+    if (left == 0 || n == 0)
+        return 0; /* all of it, or the file shrank: what there was */
     if (errno != EINVAL && errno != ENOSYS)
         return -1;
     char buf[16384];
-    while ((n = read(src_fd, buf, sizeof buf)) > 0)
+    while (left > 0 && (n = read(src->fd, buf, left < (off_t)sizeof buf ? (size_t)left : sizeof buf)) > 0) {
         if (write(out, buf, (size_t)n) != n)
             return -1;
+        left -= n;
+    }
     return n < 0 ? -1 : 0;
 }
 
 /* Write the copy into the new root (still writable at this point). */
-static int write_copy(int rootfd, const rf_mount *m, int src_fd, bool create, copy_dir *d)
+static int write_copy(int rootfd, const rf_mount *m, const rf_mount_src *src, bool create, copy_dir *d)
 {
     char parent[4096];
     snprintf(parent, sizeof parent, "%s", m->target);
@@ -211,48 +217,49 @@ static int write_copy(int rootfd, const rf_mount *m, int src_fd, bool create, co
     int out = openat(pfd, slash + 1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (out < 0)
         return -1;
-    int rc = copy_bytes(src_fd, out);
+    int rc = copy_bytes(src, out);
     close(out);
     return rc;
 }
 
-int rf_mount_capture_sources(const rf_plan *plan, int *src_fds, int userns_fd, rf_setup_fail *f)
+int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, int userns_fd, rf_setup_fail *f)
 {
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const rf_mount *m = &plan->mounts[i];
-        src_fds[i] = -1;
+        int *fd = &srcs[i].fd;
+        *fd = -1;
         if (m->type == RF_MOUNT_COPY) {
-            if (open_copy_source(m, &src_fds[i]) < 0)
+            if (open_copy_source(m, &srcs[i]) < 0)
                 return rf_fail(f, "copy source", m->source);
             continue;
         }
         if (m->type != RF_MOUNT_BIND)
             continue;
-        src_fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, m->source,
-                                  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-        if (src_fds[i] < 0)
+        *fd = (int)syscall(SYS_open_tree, AT_FDCWD, m->source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+        if (*fd < 0)
             return rf_fail(f, "bind source", m->source);
         uint64_t attrs = MOUNT_ATTR_NOSUID;
         if (!m->writable)
             attrs |= MOUNT_ATTR_RDONLY;
         if (!m->devices)
             attrs |= MOUNT_ATTR_NODEV;
-        if (set_attr(src_fds[i], attrs, -1, true) < 0)
+        if (set_attr(*fd, attrs, -1, true) < 0)
             return rf_fail(f, "set mount attributes", m->source);
         /* The idmap goes on separately: if this filesystem cannot be
          * idmapped, the bind still works (files keep their host owner). */
         if (m->idmap && userns_fd >= 0)
-            (void)set_attr(src_fds[i], MOUNT_ATTR_IDMAP, userns_fd, true);
+            (void)set_attr(*fd, MOUNT_ATTR_IDMAP, userns_fd, true);
     }
     return 0;
 }
 
-static int mount_one(const rf_plan *plan, size_t i, int rootfd, int src_fd, copy_dir *d, rf_setup_fail *f)
+static int mount_one(const rf_plan *plan, size_t i, int rootfd, const rf_mount_src *src, copy_dir *d,
+                     rf_setup_fail *f)
 {
     const rf_mount *m = &plan->mounts[i];
     bool create = may_create_at(plan, i);
     if (m->type == RF_MOUNT_COPY)
-        return write_copy(rootfd, m, src_fd, create, d) < 0 ? rf_fail(f, "copy", m->target) : 0;
+        return write_copy(rootfd, m, src, create, d) < 0 ? rf_fail(f, "copy", m->target) : 0;
     if (m->type == RF_MOUNT_SYMLINK) {
         char parent[4096];
         snprintf(parent, sizeof parent, "%s", m->target);
@@ -278,7 +285,7 @@ static int mount_one(const rf_plan *plan, size_t i, int rootfd, int src_fd, copy
     bool borrowed = false; /* a captured bind: its fd is closed with the others */
     switch (m->type) {
     case RF_MOUNT_BIND:
-        mfd = src_fd;
+        mfd = src->fd;
         borrowed = true;
         break;
     case RF_MOUNT_TMPFS:
@@ -343,7 +350,7 @@ static int seal_readonly_tmpfs(const rf_plan *plan, int rootfd, rf_setup_fail *f
     return 0;
 }
 
-int rf_mount_build_root(const rf_plan *plan, const int *src_fds, rf_setup_fail *f)
+int rf_mount_build_root(const rf_plan *plan, const rf_mount_src *srcs, rf_setup_fail *f)
 {
     /* Nothing we mount may propagate back to the host's mount table. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -367,7 +374,7 @@ int rf_mount_build_root(const rf_plan *plan, const int *src_fds, rf_setup_fail *
             close(d.fd);
             d.fd = -1;
         }
-        rc = mount_one(plan, i, rootfd, src_fds[i], &d, f);
+        rc = mount_one(plan, i, rootfd, &srcs[i], &d, f);
     }
     if (d.fd >= 0)
         close(d.fd);

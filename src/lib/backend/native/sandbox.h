@@ -15,6 +15,13 @@ typedef struct rf_setup_fail {
     char detail[400];
 } rf_setup_fail;
 
+/* A mount's source, opened in the setup child: a detached tree for a bind,
+ * the file and its checked size for a copy. */
+typedef struct rf_mount_src {
+    int fd;
+    off_t size;
+} rf_mount_src;
+
 /* Everything the setup child needs, prepared by the caller before clone so
  * the child never allocates (the caller may be multi-threaded). */
 typedef struct rf_native_ctx {
@@ -22,7 +29,7 @@ typedef struct rf_native_ctx {
     int sock;        /* child's end of the report channel */
     int userns_fd;   /* root caller: the mapped user namespace to enter, else -1 */
     int net_fd;      /* network: allowlist: child's end of the socket channel, else -1 */
-    int *src_fds;    /* one per plan mount, filled in the child */
+    rf_mount_src *srcs; /* one per plan mount, filled in the child */
     int stdio[3];    /* -1: inherit */
     const void *seccomp_bpf; /* compiled by the caller, or NULL */
     size_t seccomp_len;
@@ -37,8 +44,8 @@ typedef struct rf_native_ctx {
 int rf_fail(rf_setup_fail *f, const char *step, const char *detail);
 
 /* mount.c */
-int rf_mount_capture_sources(const rf_plan *plan, int *src_fds, int userns_fd, rf_setup_fail *f);
-int rf_mount_build_root(const rf_plan *plan, const int *src_fds, rf_setup_fail *f);
+int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, int userns_fd, rf_setup_fail *f);
+int rf_mount_build_root(const rf_plan *plan, const rf_mount_src *srcs, rf_setup_fail *f);
 
 /* caps.c: drop every capability (bounding, ambient, inheritable, permitted,
  * effective), lock the securebits so root inside cannot regain any on

@@ -106,8 +106,8 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     int sv[2] = { -1, -1 }, nv[2] = { -1, -1 }, userns_fd = -1;
     rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .net_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how,
                           .fault_fd = -1 };
-    _cleanup_free_ int *src_fds = calloc(plan->n_mounts + 1, sizeof(int));
-    if (!src_fds) {
+    _cleanup_free_ rf_mount_src *srcs = calloc(plan->n_mounts + 1, sizeof(*srcs));
+    if (!srcs) {
         rf_error_set(err, ENOMEM, "spawn");
         goto fail;
     }
@@ -123,7 +123,7 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     ctx.sock = sv[1];
     ctx.net_fd = nv[1];
     ctx.userns_fd = userns_fd;
-    ctx.src_fds = src_fds;
+    ctx.srcs = srcs;
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
     if (rf_confine_prepare(plan, &ctx, err) < 0)
