@@ -87,6 +87,14 @@ test('exec: a plain command runs without a shell, with the meaning the shell giv
   const ppid = async (command) => (await call('exec', { command })).structuredContent.stdout.trim();
   assert.equal(await ppid('./ppid.sh'), '1', 'a plain command is executed without a shell');
   assert.notEqual(await ppid('{ ./ppid.sh; }'), '1', 'control: through the shell, the shell is its parent');
+  // It runs once, and holds nothing but its stdio: it cannot forge the
+  // report of a failed exec that would make the tool run it again through
+  // the shell.
+  writeFileSync(join(ws, 'once.sh'), '#!/bin/sh\necho ran >> once.log\nls /proc/$$/fd\n', { mode: 0o755 });
+  const once = (await call('exec', { command: './once.sh' })).structuredContent;
+  assert.equal(readFileSync(join(ws, 'once.log'), 'utf8'), 'ran\n', 'a plain command runs exactly once');
+  assert.equal(once.stdout.trim().split('\n').filter((fd) => !['0', '1', '2'].includes(fd)).length, 1,
+               `only stdio and the script itself are open: ${once.stdout}`);
   // The same output and exit code as through the shell, failures included
   // (not found, a directory, no #! line: then the shell runs it after all).
   // The environment is compared as a set: dash passes it on in its own order.
