@@ -5,6 +5,7 @@
  * unless --timeout or the config says otherwise). The guard is a seatbelt;
  * the sandbox is the wall. */
 #include "cli.h"
+#include "guard/guard.h"
 #include "options.h"
 
 #include <stdio.h>
@@ -73,7 +74,7 @@ static int guard(const rf_policy *policy, const char *command, bool check_only)
 {
     rf_error *err = NULL;
     rf_guard_verdict v = { 0 };
-    rf_guard *g = rf_guard_new_for_shell(policy, &err);
+    rf_guard *g = rf_guard_new_for_one_command(policy, &err);
     int rc = 0;
     if (!g || rf_guard_check(g, command, &v, &err) < 0)
         rc = rf_cli_report(err);

@@ -2,6 +2,7 @@
 /* The exec guard: seed 001's default deny patterns (each with a command it
  * must block and a near miss it must let through), the normalised forms,
  * the workspace paths, custom allow/deny, and the limits. */
+#include "guard/guard.h"
 #include "tap.h"
 #include "ringfence.h"
 
@@ -434,6 +435,47 @@ static void test_policy(void)
     rf_error_free(err);
 }
 
+/* Without the JIT (a guard for one command, `ringfence exec`), the same
+ * verdict, pattern and detail for every command of both corpora. */
+static void test_jit_and_interpreter_agree(void)
+{
+    rf_guard_options o = RF_GUARD_OPTIONS_INIT;
+    o.workspace = ws;
+    rf_guard *jit = rf_guard_new_jit(&o, true, NULL), *interp = rf_guard_new_jit(&o, false, NULL);
+    const char *files[] = { RF_SOURCE_DIR "/tests/guard/blocked.txt", RF_SOURCE_DIR "/tests/guard/allowed.txt" };
+    size_t n = 0, same = 0;
+    char first_diff[300] = "";
+    for (size_t f = 0; jit && interp && f < 2; f++) {
+        FILE *in = fopen(files[f], "r");
+        char line[4096];
+        while (in && fgets(line, sizeof line, in)) {
+            line[strcspn(line, "\n")] = '\0';
+            if (!line[0] || line[0] == '#')
+                continue;
+            rf_guard_verdict a = { 0 }, b = { 0 };
+            int ra = check(jit, line, &a), rb = check(interp, line, &b);
+            bool eq = ra == rb && a.result == b.result &&
+                      !strcmp(a.pattern ? a.pattern : "", b.pattern ? b.pattern : "") &&
+                      !strcmp(a.detail ? a.detail : "", b.detail ? b.detail : "");
+            n++;
+            same += eq;
+            if (!eq && !first_diff[0])
+                snprintf(first_diff, sizeof first_diff, "%.200s", line);
+            rf_guard_verdict_clear(&a);
+            rf_guard_verdict_clear(&b);
+        }
+        if (in)
+            fclose(in);
+    }
+    ok(n >= 270, "both guard corpora read");
+    char desc[400];
+    snprintf(desc, sizeof desc, "JIT and interpreter agree on all %zu corpus commands (first difference: '%s')", n,
+             first_diff);
+    ok(n > 0 && same == n, desc);
+    rf_guard_free(jit);
+    rf_guard_free(interp);
+}
+
 int main(void)
 {
     snprintf(ws, sizeof ws, "/tmp/rf-test-guard.XXXXXX");
@@ -450,6 +492,7 @@ int main(void)
     test_errors();
     test_limits();
     test_policy();
+    test_jit_and_interpreter_agree();
     rmdir(ws);
     return done_testing();
 }

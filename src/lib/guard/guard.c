@@ -40,7 +40,7 @@ static int set_dirs(rf_guard *g, const rf_guard_options *o, rf_error **err)
     return 0;
 }
 
-RF_EXPORT rf_guard *rf_guard_new(const rf_guard_options *opts, rf_error **err)
+rf_guard *rf_guard_new_jit(const rf_guard_options *opts, bool jit, rf_error **err)
 {
     if (!opts) {
         rf_error_set(err, EINVAL, "creating the guard");
@@ -68,9 +68,9 @@ RF_EXPORT rf_guard *rf_guard_new(const rf_guard_options *opts, rf_error **err)
     pcre2_set_depth_limit(g->mctx, RF_GUARD_DEPTH_LIMIT);
     pcre2_set_heap_limit(g->mctx, RF_GUARD_HEAP_LIMIT_KIB);
     if ((g->restrict_to_workspace && set_dirs(g, opts, err) < 0) ||
-        (g->deny_enabled && rf_guard_patterns_add_defaults(&g->deny, err) < 0) ||
-        rf_guard_patterns_add(&g->deny, opts->custom_deny, "custom_deny_patterns", err) < 0 ||
-        rf_guard_patterns_add(&g->allow, opts->custom_allow, "custom_allow_patterns", err) < 0)
+        (g->deny_enabled && rf_guard_patterns_add_defaults(&g->deny, jit, err) < 0) ||
+        rf_guard_patterns_add(&g->deny, opts->custom_deny, "custom_deny_patterns", jit, err) < 0 ||
+        rf_guard_patterns_add(&g->allow, opts->custom_allow, "custom_allow_patterns", jit, err) < 0)
         goto fail;
     return g;
 fail:
@@ -78,12 +78,17 @@ fail:
     return NULL;
 }
 
-static rf_guard *guard_for(const rf_policy *policy, const char *cwd, rf_error **err);
+RF_EXPORT rf_guard *rf_guard_new(const rf_guard_options *opts, rf_error **err)
+{
+    return rf_guard_new_jit(opts, true, err);
+}
+
+static rf_guard *guard_for(const rf_policy *policy, const char *cwd, bool jit, rf_error **err);
 
 /* Where a command starts: the policy's chdir when set and inside the
  * workspace; else, with `caller_first`, the caller's directory when
  * inside; else the workspace. */
-static rf_guard *guard_at(const rf_policy *policy, bool caller_first, rf_error **err)
+static rf_guard *guard_at(const rf_policy *policy, bool caller_first, bool jit, rf_error **err)
 {
     if (!policy) {
         rf_error_set(err, EINVAL, "creating the guard");
@@ -95,23 +100,28 @@ static rf_guard *guard_at(const rf_policy *policy, bool caller_first, rf_error *
     else if (ws && caller_first && !policy->chdir && policy->caller_cwd &&
              rf_path_is_beneath(policy->caller_cwd, ws))
         cwd = policy->caller_cwd;
-    return guard_for(policy, cwd, err);
+    return guard_for(policy, cwd, jit, err);
 }
 
 /* For `ringfence run`: the sandbox's own choice of working directory. */
 RF_EXPORT rf_guard *rf_guard_new_for_policy(const rf_policy *policy, rf_error **err)
 {
-    return guard_at(policy, true, err);
+    return guard_at(policy, true, true, err);
 }
 
 /* For the exec tool, which runs in the policy's chdir, else the workspace
  * (rf_plan_build_shell): its paths are checked from there. */
 RF_EXPORT rf_guard *rf_guard_new_for_shell(const rf_policy *policy, rf_error **err)
 {
-    return guard_at(policy, false, err);
+    return guard_at(policy, false, true, err);
 }
 
-static rf_guard *guard_for(const rf_policy *policy, const char *cwd, rf_error **err)
+rf_guard *rf_guard_new_for_one_command(const rf_policy *policy, rf_error **err)
+{
+    return guard_at(policy, false, false, err);
+}
+
+static rf_guard *guard_for(const rf_policy *policy, const char *cwd, bool jit, rf_error **err)
 {
     rf_guard_options o = {
         .enable_deny_patterns = policy->tools.exec.enable_deny_patterns,
@@ -121,7 +131,7 @@ static rf_guard *guard_for(const rf_policy *policy, const char *cwd, rf_error **
         .workspace = policy->workspace,
         .cwd = cwd,
     };
-    return rf_guard_new(&o, err);
+    return rf_guard_new_jit(&o, jit, err);
 }
 
 RF_EXPORT void rf_guard_free(rf_guard *g)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The deny and allow patterns: PCRE2, JIT-compiled where the platform has a
- * JIT, every match bounded by the guard's match, depth and heap limits. */
+ * JIT (unless the guard checks only one command), every match bounded by
+ * the guard's match, depth and heap limits. */
 #include "guard/guard.h"
 #include "util/error.h"
 
@@ -76,7 +77,7 @@ const rf_guard_default rf_guard_defaults[] = {
 #undef NEEDLES
 
 static pcre2_code *compile_re(const char *src, const char *what, size_t idx, pcre2_compile_context *cctx,
-                              rf_error **err)
+                              bool jit, rf_error **err)
 {
     size_t len = strlen(src);
     if (len > RF_GUARD_MAX_PATTERN_LEN) {
@@ -103,12 +104,13 @@ static pcre2_code *compile_re(const char *src, const char *what, size_t idx, pcr
         return NULL;
     }
     /* No JIT on this platform is fine: the interpreter obeys the same limits. */
-    (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    if (jit)
+        (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
     return re;
 }
 
 static int compile_one(rf_gpattern *out, const char *src, const rf_guard_default *def, const char *what, size_t idx,
-                       pcre2_compile_context *cctx, rf_error **err)
+                       pcre2_compile_context *cctx, bool jit, rf_error **err)
 {
     const char *command = def ? def->command : NULL;
     *out = (rf_gpattern){ .needles = def ? def->needles : NULL };
@@ -119,8 +121,8 @@ static int compile_one(rf_gpattern *out, const char *src, const rf_guard_default
         }
         rf_guard_bytes_of(out->needles[i], &out->needle_bytes[i]);
     }
-    if (!(out->code = compile_re(src, what, idx, cctx, err)) ||
-        (command && !(out->command = compile_re(command, what, idx, cctx, err))))
+    if (!(out->code = compile_re(src, what, idx, cctx, jit, err)) ||
+        (command && !(out->command = compile_re(command, what, idx, cctx, jit, err))))
         goto fail;
     if (!(out->source = strdup(src))) {
         rf_error_set(err, ENOMEM, "compiling %s", what);
@@ -136,7 +138,7 @@ fail:
 
 /* sources[i], or with defs, defs[i] (its command form and needles). */
 static int add_all(rf_gpatterns *set, size_t n, const char *const *sources, const rf_guard_default *defs,
-                   const char *what, rf_error **err)
+                   const char *what, bool jit, rf_error **err)
 {
     if (n == 0)
         return 0;
@@ -152,7 +154,7 @@ static int add_all(rf_gpatterns *set, size_t n, const char *const *sources, cons
     int r = 0;
     for (size_t i = 0; i < n && r == 0; i++) {
         r = compile_one(&set->items[set->n], defs ? defs[i].source : sources[i], defs ? &defs[i] : NULL, what, i,
-                        cctx, err);
+                        cctx, jit, err);
         if (r == 0)
             set->n++;
     }
@@ -160,18 +162,19 @@ static int add_all(rf_gpatterns *set, size_t n, const char *const *sources, cons
     return r;
 }
 
-int rf_guard_patterns_add(rf_gpatterns *set, const char *const *sources, const char *what, rf_error **err)
+int rf_guard_patterns_add(rf_gpatterns *set, const char *const *sources, const char *what, bool jit,
+                          rf_error **err)
 {
     size_t n = 0;
     while (sources && sources[n])
         n++;
-    return add_all(set, n, sources, NULL, what, err);
+    return add_all(set, n, sources, NULL, what, jit, err);
 }
 
-int rf_guard_patterns_add_defaults(rf_gpatterns *set, rf_error **err)
+int rf_guard_patterns_add_defaults(rf_gpatterns *set, bool jit, rf_error **err)
 {
     size_t n = sizeof rf_guard_defaults / sizeof rf_guard_defaults[0] - 1;
-    return add_all(set, n, NULL, rf_guard_defaults, "default deny patterns", err);
+    return add_all(set, n, NULL, rf_guard_defaults, "default deny patterns", jit, err);
 }
 
 size_t rf_guard_bytes_of(const char *subject, rf_gbytes *out)
