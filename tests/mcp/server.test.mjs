@@ -162,6 +162,20 @@ test('exec: calls run concurrently', async () => {
   assert.equal(r.structuredContent.stdout, 'slow\n');
 });
 
+test('exec: six calls that wait for one another all run at once (workers kept for the next call)', async () => {
+  // One call first, so that a worker waits for the next; then five calls
+  // that each wait for their file and a sixth that makes them all: each
+  // needs a thread of its own, a waiting one or a new one. A call queued
+  // for a busy worker would wait for ever.
+  await call('exec', { command: 'true' });
+  const waiting = [0, 1, 2, 3, 4].map((k) =>
+    call('exec', { command: `while [ ! -e chain${k} ]; do sleep 0.05; done; echo ${k}`, timeout_seconds: 20 }));
+  const maker = await call('exec', { command: 'touch chain0 chain1 chain2 chain3 chain4; echo made', timeout_seconds: 20 });
+  assert.equal(maker.structuredContent.stdout, 'made\n');
+  const done = await Promise.all(waiting);
+  assert.deepEqual(done.map((r) => r.structuredContent.stdout), ['0\n', '1\n', '2\n', '3\n', '4\n']);
+});
+
 test('exec: many calls at once all come back right (no spawn deadlock under threads)', async () => {
   const lane = async (k) => {
     for (let i = 0; i < 6; i++) {

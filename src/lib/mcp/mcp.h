@@ -106,6 +106,12 @@ struct rf_mcp_server {
     rf_mcp_call *calls; /* in flight, cancellable */
     unsigned n_calls;   /* length of calls: what the cap counts */
     unsigned n_workers; /* threads still running (they may be answering) */
+    /* Workers are kept for the next call (calls.c): a call is queued for
+     * an idle one, which it claims by taking it off n_idle. */
+    pthread_cond_t work;      /* a call queued, or draining */
+    rf_mcp_call *queue, *queue_tail;
+    unsigned n_idle;          /* waiting workers no queued call has claimed */
+    bool draining;            /* rf_mcp_calls_drain: idle workers end */
     bool warned_plan;
     /* logging/setLevel: the most verbose syslog severity (0 emergency ..
      * 7 debug) the client asked for as notifications/message; -1 until it
@@ -131,6 +137,7 @@ rf_mcp_server *rf_mcp_server_new_bare(rf_mcp_write_fn fn, void *userdata);
 /* ── calls.c: tools/call on worker threads ────────────────────────────── */
 struct rf_mcp_call {
     rf_mcp_call *next;
+    rf_mcp_call *queued_next; /* in server->queue, for an idle worker */
     rf_mcp_server *server;
     json_t *id;   /* owned */
     json_t *args; /* owned, an object */

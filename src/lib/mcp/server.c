@@ -408,6 +408,7 @@ static rf_mcp_server *server_alloc(const rf_mcp_options *opts)
     pthread_mutex_init(&s->out_lock, NULL);
     pthread_mutex_init(&s->calls_lock, NULL);
     pthread_cond_init(&s->calls_changed, NULL);
+    pthread_cond_init(&s->work, NULL);
     s->out_fd = -1;
     s->client_log_level = -1;
     s->write = write_fd;
@@ -518,5 +519,6 @@ RF_EXPORT void rf_mcp_server_free(rf_mcp_server *s)
     pthread_mutex_destroy(&s->out_lock);
     pthread_mutex_destroy(&s->calls_lock);
     pthread_cond_destroy(&s->calls_changed);
+    pthread_cond_destroy(&s->work);
     free(s);
 }
