@@ -233,7 +233,6 @@ static json_t *exec_result(const rf_mcp_server *s, const rf_status *st, const rf
 {
     _cleanup_free_ char *out = capture_text(&caps[0]);
     _cleanup_free_ char *errt = capture_text(&caps[1]);
-    _cleanup_free_ char *status = rf_status_to_json(st);
     char tail[256];
     if (st->setup_error)
         snprintf(tail, sizeof tail, "[ringfence: %s%s%s]", st->setup_error, st->setup_hint ? "; hint: " : "",
@@ -255,7 +254,7 @@ static json_t *exec_result(const rf_mcp_server *s, const rf_status *st, const rf
     json_t *res = rf_mcp_tool_text(text, failed);
     free(text);
     if (res && rf_mcp_has_structured_output(s)) {
-        json_t *record = status ? json_loads(status, 0, NULL) : NULL;
+        json_t *record = rf_status_json(st);
         json_object_set_new(res, "structuredContent",
                             json_pack("{s:i, s:s, s:s, s:b, s:o}", "exit_code", st->exit_code, "stdout",
                                       out ? out : "", "stderr", errt ? errt : "", "timed_out", st->timed_out,

@@ -5,6 +5,7 @@
 #include "policy/policy.h"
 #include "limits/cgroup.h"
 
+#include <jansson.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -66,5 +67,7 @@ int rf_proc_wait_raw(rf_proc *p, rf_proc_watch *watch, rf_error **err);
  * Init reports only once the whole tree is gone, so the writers are gone
  * too and this does not block for long. */
 void rf_proc_watch_finish(rf_proc_watch *watch);
+/* rf_status_to_json's record as a JSON object (status.c). */
+json_t *rf_status_json(const rf_status *s);
 /* rf_proc_wait, serving `watch` while it waits (status.c). */
 int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_error **err);

@@ -145,7 +145,7 @@ static json_t *limits_json(const rf_status *s)
     return o;
 }
 
-RF_EXPORT char *rf_status_to_json(const rf_status *s)
+json_t *rf_status_json(const rf_status *s)
 {
     json_t *o = json_object();
     json_object_set_new(o, "exit_code", json_integer(s->exit_code));
@@ -163,7 +163,13 @@ RF_EXPORT char *rf_status_to_json(const rf_status *s)
         json_object_set_new(o, "network", json_loads(s->network_json, 0, NULL));
     if (s->setup_error)
         json_object_set_new(o, "error", json_string(s->setup_error));
-    char *out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    return o;
+}
+
+RF_EXPORT char *rf_status_to_json(const rf_status *s)
+{
+    json_t *o = rf_status_json(s);
+    char *out = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     return out;
 }
