@@ -2,7 +2,7 @@
 /* The exec guard on arbitrary commands and patterns: it must never crash,
  * read out of bounds or hang, and its verdict must be consistent (a message
  * exactly when blocked, a pattern only for a pattern verdict). The same
- * command goes to the exec tool's plain-command splitter (mcp/plain.c):
+ * command goes to the exec tool's plain-command splitter (plan/plain.c):
  * the words it returns, joined by single spaces, are the command with its
  * runs of blanks made single, and hold only bytes the shell takes literally.
  *
@@ -10,7 +10,7 @@
  * (deny patterns on/off x restrict_to_workspace on/off); with 0x80 the
  * first line after the flags is a custom deny pattern (and with 0x40 also
  * an allow pattern), which exercises compile errors and match limits. */
-#include "mcp/mcp.h"
+#include "plan/plan.h"
 #include "ringfence.h"
 
 #include <stdint.h>
@@ -33,7 +33,7 @@ static rf_guard *guard_for(unsigned flags, const char *deny, const char *allow)
 
 static void check_plain(const char *cmd)
 {
-    char **argv = rf_mcp_plain_argv(cmd);
+    char **argv = rf_plan_plain_argv(cmd);
     if (!argv)
         return;
     const char *p = cmd;

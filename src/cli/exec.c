@@ -6,6 +6,7 @@
  * the sandbox is the wall. */
 #include "cli.h"
 #include "guard/guard.h"
+#include "plan/plan.h"
 #include "options.h"
 
 #include <stdio.h>
@@ -27,6 +28,10 @@ static void help(void)
            "  - workspace paths: an absolute path, ~ or ../ that leads outside the\n"
            "    workspace (/dev/null and the std streams are fine).\n"
            "It is a seatbelt, not the wall: the sandbox confines whatever gets past it.\n"
+           "A command of plain words (git status, make -j4 test) is executed without the\n"
+           "shell, one exec less, with the same meaning; anything the shell would\n"
+           "interpret, a builtin, or a program the sandbox would not find as the shell\n"
+           "does goes to /bin/sh -c.\n"
            "\n"
            "Options (and every option of 'ringfence run'):\n");
     rf_cli_print_options(stdout, "exec", false);
@@ -123,7 +128,7 @@ int rf_cli_exec(int argc, char **argv)
     if (rf_cli_attach_instance(&o, policy, true, &code) < 0)
         goto out;
     rf_error *err = NULL;
-    rf_plan *plan = rf_plan_build_shell(policy, command, 0, &err);
+    rf_plan *plan = rf_plan_build_command(policy, command, 0, &err);
     if (!plan) {
         code = rf_cli_report(err);
         rf_error_free(err);

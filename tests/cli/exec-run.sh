@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# ringfence exec without --check: the guard, then /bin/sh -c in the sandbox,
-# in the workspace, with the exec tool's timeout.
+# ringfence exec without --check: the guard, then /bin/sh -c in the sandbox
+# (a plain command's words directly), in the workspace, with the exec
+# tool's timeout.
 . "$(dirname "$0")/../lib.sh"
 
 expect_exit 0 "an allowed command runs" rf exec -- 'echo hello; echo made > made.txt'
@@ -24,6 +25,32 @@ expect_exit 126 "obfuscated rm is blocked" rf exec -- "r''m -fr marker"
 [ -e "$WS/marker" ] && pass "and nothing ran" || fail "and nothing ran"
 expect_exit 0 "--allow exempts a command" rf exec --allow '^rm -rf build$' -- 'rm -rf build'
 expect_exit 0 "--no-deny-patterns turns the patterns off" rf exec --no-deny-patterns -- 'rm -rf build'
+
+# A plain command (words only) runs without the shell, with the meaning
+# the shell gives it: executed directly, a script is the child of the
+# sandbox's init (pid 1); through the shell, the shell's.
+printf '#!/bin/sh\nset -- $(cat /proc/$$/stat)\necho $4\n' > "$WS/ppid.sh"
+printf 'echo from a script without a hashbang line\n' > "$WS/no-hashbang"
+chmod +x "$WS/ppid.sh" "$WS/no-hashbang"
+mkdir -p "$WS/a-dir"
+expect_exit 0 "a plain command runs" rf exec -- ./ppid.sh
+[ "$OUT" = 1 ] && pass "a plain command is executed without a shell" || fail "a plain command is executed without a shell ($OUT)"
+expect_exit 0 "control: the same through the shell" rf exec -- '{ ./ppid.sh; }'
+[ "$OUT" != 1 ] && pass "control: through the shell, the shell is its parent" || fail "control: through the shell ($OUT)"
+# The same outcome as through the shell, failures included (not found, a
+# directory, no #! line: those go to the shell); the environment as a set.
+for cmd in env 'ls -a' ./no-hashbang ./a-dir "no-such-program-$$" 'printenv PWD'; do
+    plain_rc=0 shell_rc=0
+    rf exec -- "$cmd" >"$SCRATCH/plain" 2>&1 || plain_rc=$?
+    rf exec -- "{ $cmd; }" >"$SCRATCH/shell" 2>&1 || shell_rc=$?
+    plain=$(sort "$SCRATCH/plain") shell=$(sort "$SCRATCH/shell")
+    if [ "$plain" = "$shell" ] && [ "$plain_rc" = "$shell_rc" ]; then
+        pass "'$cmd': the shell's output and exit code ($plain_rc)"
+    else
+        fail "'$cmd': the shell's output and exit code"
+        diag "plain ($plain_rc): $plain" "shell ($shell_rc): $shell"
+    fi
+done
 
 # What gets past the guard still meets the sandbox.
 echo secret > "$SCRATCH/secret"

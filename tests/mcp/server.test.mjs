@@ -106,6 +106,21 @@ test('exec: a plain command runs without a shell, with the meaning the shell giv
   }
 });
 
+test('exec --no-pool: a plain command runs without a shell too, failures through the shell', async () => {
+  writeFileSync(join(ws, 'ppid.sh'), '#!/bin/sh\nset -- $(cat /proc/$$/stat)\necho $4\n', { mode: 0o755 });
+  const np = await connect(RINGFENCE, ['mcp', '--no-pool', '--workspace', ws]);
+  try {
+    const run = async (command) => (await np.client.callTool({ name: 'exec', arguments: { command } })).structuredContent;
+    assert.equal((await run('./ppid.sh')).stdout.trim(), '1', 'executed without a shell');
+    assert.notEqual((await run('{ ./ppid.sh; }')).stdout.trim(), '1', 'control: through the shell');
+    const missing = await run(`no-such-program-${process.pid}`);
+    assert.equal(missing.exit_code, 127);
+    assert.match(missing.stderr, /^\/bin\/sh: 1: no-such-program-\d+: not found\n$/);
+  } finally {
+    await np.client.close();
+  }
+});
+
 test('exec: the guard refuses dangerous patterns with the seed 001 message', async () => {
   const r = await call('exec', { command: 'rm -rf build' });
   assert.equal(r.isError, true);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The exec tool: the guard first, then `/bin/sh -c COMMAND` in a fresh
  * sandbox of the server's policy (a plain command's words go to a pool
- * sandbox directly, with the shell's meaning: plain.c), with stdout and
+ * sandbox directly, with the shell's meaning: plan/plain.c), with stdout and
  * stderr captured through pipes, each kept up to a cap (the rest is read
  * and counted, so the command never blocks on a full pipe). When the call carries a
  * progressToken, the captured lines also go out as they come
  * (progress.c). */
 #include "mcp/mcp.h"
+#include "plan/plan.h"
 #include "pool/pool.h"
 #include "proc/proc.h"
 #include "policy/policy.h"
@@ -134,7 +135,7 @@ static json_t *guard_command(rf_mcp_server *s, const char *command)
 
 static rf_plan *exec_plan(rf_mcp_server *s, const char *command, double timeout, rf_error **err)
 {
-    rf_plan *plan = rf_plan_build_shell(s->policy, command, timeout, err);
+    rf_plan *plan = rf_plan_build_command(s->policy, command, timeout, err);
     /* The same warnings every call: say them once. */
     if (plan && !__atomic_exchange_n(&s->warned_plan, true, __ATOMIC_RELAXED)) {
         char *const *w = rf_plan_warnings(plan);
@@ -214,7 +215,7 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
 static int run_command(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, const char *command,
                        double timeout, rf_mcp_exec_io *io, rf_status *st, rf_error **err)
 {
-    _cleanup_free_ char **words = s->pool ? rf_mcp_plain_argv(command) : NULL;
+    _cleanup_free_ char **words = s->pool ? rf_plan_plain_argv(command) : NULL;
     if (words) {
         int rc = run_captured(s, call, plan, words, timeout, io, st, err);
         bool nothing_ran = call->finished && call->finished->exec_errno && !io->caps[0].len && !io->caps[1].len;

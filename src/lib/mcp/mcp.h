@@ -222,8 +222,4 @@ typedef struct rf_mcp_exec_io {
 void rf_mcp_progress_flush(rf_mcp_exec_io *io, rf_mcp_capture *c, bool final);
 
 json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args);
-/* plain.c: the words of a command the shell would only split (no quoting,
- * expansion, operator, assignment or builtin), as a malloc'd NULL-terminated
- * argv in one block (one free); NULL if the command needs the shell. */
-char **rf_mcp_plain_argv(const char *command);
 json_t *rf_mcp_exec_output_schema(void);

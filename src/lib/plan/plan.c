@@ -315,14 +315,15 @@ fail:
     return NULL;
 }
 
-RF_EXPORT rf_plan *rf_plan_build_shell(const rf_policy *policy, const char *command, double timeout_s,
-                                       rf_error **err)
+/* The exec tool's plan for argv: the policy's, with this command's timeout
+ * and working directory; `as_shell`: argv[0] is looked up as /bin/sh would. */
+static rf_plan *build_exec_tool(const rf_policy *policy, char *const argv[], double timeout_s, bool as_shell,
+                                rf_error **err)
 {
     /* The exec tool: refused when the policy disables it (policy/tools.c). */
     if (rf_policy_check_tool(policy, "exec", err) < 0)
         return NULL;
-    /* A shallow copy: the same policy, this command's timeout and working
-     * directory. rf_plan_build only reads it. */
+    /* A shallow copy: rf_plan_build only reads it. */
     rf_policy p = *policy;
     if (!p.chdir)
         p.chdir = p.workspace;
@@ -330,9 +331,27 @@ RF_EXPORT rf_plan *rf_plan_build_shell(const rf_policy *policy, const char *comm
         p.limits.timeout_s = timeout_s;
     else if (!(p.limits.timeout_s > 0))
         p.limits.timeout_s = p.tools.exec.timeout_s;
+    p.exec_as_shell = as_shell;
+    return rf_plan_build(&p, argv, err);
+}
+
+RF_EXPORT rf_plan *rf_plan_build_shell(const rf_policy *policy, const char *command, double timeout_s,
+                                       rf_error **err)
+{
     char sh[] = "/bin/sh", dash_c[] = "-c";
     char *argv[] = { sh, dash_c, (char *)command, NULL };
-    return rf_plan_build(&p, argv, err);
+    return build_exec_tool(policy, argv, timeout_s, false, err);
+}
+
+rf_plan *rf_plan_build_command(const rf_policy *policy, const char *command, double timeout_s, rf_error **err)
+{
+    _cleanup_free_ char **words = rf_plan_plain_argv(command);
+    rf_plan *plan = words ? build_exec_tool(policy, words, timeout_s, true, NULL) : NULL;
+    /* What /bin/sh exports to a command it runs: the directory it started in. */
+    if (plan && rf_strv_env_set(&plan->env, "PWD", plan->cwd) == 0)
+        return plan;
+    rf_plan_free(plan); /* not plain, or not a program the sandbox finds as the shell would */
+    return rf_plan_build_shell(policy, command, timeout_s, err);
 }
 
 RF_EXPORT void rf_plan_set_network_log_fd(rf_plan *plan, int fd)

@@ -125,4 +125,15 @@ const char *const *rf_plan_landlock_cannot(size_t *n);
 
 /* plan_exec.c: find the executable as the sandbox will. */
 int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err);
+
+/* The exec tool's plan (`ringfence exec`, MCP exec without the pool): a
+ * plain command's words when the sandbox finds its program as /bin/sh would
+ * (in the sandbox's PATH, visible at the same path, an ELF or #! file), so
+ * the command means the same with one exec less; else rf_plan_build_shell. */
+rf_plan *rf_plan_build_command(const rf_policy *policy, const char *command, double timeout_s, rf_error **err);
+
+/* plain.c: the words of a command the shell would only split (no quoting,
+ * expansion, operator, assignment or builtin), as a malloc'd NULL-terminated
+ * argv in one block (one free); NULL if the command needs the shell. */
+char **rf_plan_plain_argv(const char *command);
 const char *rf_backend_name(rf_backend_kind b);

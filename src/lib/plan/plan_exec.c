@@ -11,6 +11,7 @@
 #include "util/strv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -45,6 +46,17 @@ static char *search_path(const char *name, const char *path_list)
     return NULL;
 }
 
+static bool all_absolute(const char *path_list)
+{
+    for (const char *d = path_list;; d++) {
+        if (*d != '/')
+            return false;
+        d = strchr(d, ':');
+        if (!d)
+            return true;
+    }
+}
+
 static int check_candidate(const char *path, const char *name, rf_error **err)
 {
     struct stat st;
@@ -58,6 +70,33 @@ static int check_candidate(const char *path, const char *name, rf_error **err)
     return 0;
 }
 
+/* Starts as a program the kernel runs itself: ELF, or a #! line. (A file
+ * without one is run by the shell as a script: that is the shell's part.) */
+static bool kernel_runs(const char *path)
+{
+    unsigned char magic[4] = { 0 };
+    struct stat st;
+    /* Only a regular file is opened: opening a device can have effects. */
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, magic, sizeof magic);
+    close(fd);
+    return (n >= 2 && magic[0] == '#' && magic[1] == '!') || (n == 4 && !memcmp(magic, "\177ELF", 4));
+}
+
+/* exec_as_shell: the program as /bin/sh in the sandbox finds and runs it,
+ * or an error (the caller then uses the shell itself). */
+static int check_as_shell(const rf_plan *plan, const char *found, rf_error **err)
+{
+    char real[PATH_MAX];
+    if (!realpath(found, real) || !rf_plan_path_visible(plan, real, NULL) || !kernel_runs(real))
+        return rf_error_set(err, 0, "%s: not a program the sandbox runs as the shell would", found);
+    return 0;
+}
+
 int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     const char *name = plan->argv[0];
@@ -66,8 +105,12 @@ int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err)
         found = rf_path_join(plan->cwd, name);
     } else {
         const char *sandbox_path = rf_strv_env_get(plan->env, "PATH");
-        found = search_path(name, sandbox_path ? sandbox_path + 5 : RF_SAFE_PATH);
-        if (!found)
+        const char *list = sandbox_path ? sandbox_path + 5 : RF_SAFE_PATH;
+        /* The shell would also search relative entries (and "" is "."). */
+        if (policy->exec_as_shell && !all_absolute(list))
+            return rf_error_set(err, 0, "PATH has relative entries: the shell's search is not ours");
+        found = search_path(name, list);
+        if (!found && !policy->exec_as_shell)
             found = search_path(name, policy->caller_path);
         if (!found)
             return rf_error_set_code(err, RF_EXIT_NOT_FOUND, 0, "command not found: %s", name),
@@ -75,7 +118,7 @@ int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err)
     }
     if (!found)
         return rf_error_set(err, ENOMEM, "plan");
-    if (check_candidate(found, name, err) < 0) {
+    if (check_candidate(found, name, err) < 0 || (policy->exec_as_shell && check_as_shell(plan, found, err) < 0)) {
         free(found);
         return -1;
     }

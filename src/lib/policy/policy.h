@@ -108,6 +108,9 @@ struct rf_policy {
     rf_strv warnings;       /* things the user should know (stderr, plan) */
     char *caller_path;      /* the caller's $PATH, to find executables that
                                live outside the sandbox's PATH (or NULL) */
+    bool exec_as_shell;     /* look argv[0] up as /bin/sh in the sandbox would
+                               (rf_plan_build_command): its PATH only, never
+                               exposing a directory, an ELF or #! file only */
     rf_strv deny_paths;     /* absolute host paths that must not be visible
                                (Mitto deny_folders); added by the config issue */
     char *container_image;  /* container backend image (Mitto docker.image), or NULL */

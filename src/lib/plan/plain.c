@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Commands the shell would only split into words: `ls -la src`, `git
- * status`, `python3 -m pytest tests/unit`. The exec tool runs such a
- * command's words directly in a pool sandbox: one exec instead of two
+ * status`, `python3 -m pytest tests/unit`. The exec tool (MCP, `ringfence
+ * exec`) runs such a command's words directly: one exec instead of two
  * (/bin/sh, then the program), about a third of a warm call on a small
  * machine. The meaning stays that of `/bin/sh -c COMMAND`, so anything the
  * shell would do more than split makes the command not plain:
@@ -14,11 +14,12 @@
  *     dash, bash or busybox ash, whichever /bin/sh is (`cd`, `echo`,
  *     `true`, `if`, ...).
  *
- * What is left is looked up in PATH and executed exactly as the shell
- * would. Where that fails (not found, not executable, no #! line) nothing
- * ran, and exec.c runs the command through the shell after all, so the
- * error message and exit code are the shell's own. */
-#include "mcp/mcp.h"
+ * What is left is looked up in PATH and executed as the shell would. Where
+ * that could fail (not found, not executable, no #! line) the shell runs
+ * the command after all, so the error message and exit code are its own:
+ * mcp/exec.c reruns a pool command whose exec failed (nothing ran), and
+ * rf_plan_build_command checks the program on the host first. */
+#include "plan/plan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ static size_t count_plain_words(const char *command)
     return words;
 }
 
-char **rf_mcp_plain_argv(const char *command)
+char **rf_plan_plain_argv(const char *command)
 {
     size_t words = count_plain_words(command);
     if (!words)

@@ -3,7 +3,7 @@
  * their words are the shell's. Checked against the real shells of this
  * machine: every word /bin/sh or bash runs itself must be refused, and a
  * plain command must split into exactly the words /bin/sh splits it into. */
-#include "mcp/mcp.h"
+#include "plan/plan.h"
 #include "tap.h"
 
 #include <stdio.h>
@@ -14,7 +14,7 @@
 /* The argv joined as [w0][w1]..., or "NULL". */
 static char *joined(const char *command)
 {
-    char **argv = rf_mcp_plain_argv(command);
+    char **argv = rf_plan_plain_argv(command);
     if (!argv)
         return strdup("NULL");
     size_t n = 1;
@@ -120,7 +120,7 @@ static void test_shell_words_refused(const char *binary, const char *shell)
             continue;
         *sp = '\0';
         seen++;
-        char **argv = rf_mcp_plain_argv(line);
+        char **argv = rf_plan_plain_argv(line);
         if (!argv)
             refused++;
         else if (strlen(missed) + strlen(line) + 2 < sizeof missed)
