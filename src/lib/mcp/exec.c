@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The exec tool: the guard first, then `/bin/sh -c COMMAND` in a fresh
- * sandbox of the server's policy (a plain command's words go to a pool
- * sandbox directly, with the shell's meaning: plan/plain.c), with stdout and
+ * sandbox of the server's policy (a plain command's words without the
+ * shell, with the meaning it gives them: plan/plain.c), with stdout and
  * stderr captured through pipes, each kept up to a cap (the rest is read
- * and counted, so the command never blocks on a full pipe). When the call carries a
- * progressToken, the captured lines also go out as they come
+ * and counted, so the command never blocks on a full pipe). When the call
+ * carries a progressToken, the captured lines also go out as they come
  * (progress.c). */
 #include "mcp/mcp.h"
 #include "plan/plan.h"
@@ -207,8 +207,8 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
     return rc;
 }
 
-/* A plain command (plain.c) goes to a pool sandbox as its words, with no
- * shell. If its program could not be executed (not found, not executable,
+/* With the pool, a plain command goes to a sandbox as its words, with no
+ * shell (without it, rf_plan_build_command decided in exec_plan). If its program could not be executed (not found, not executable,
  * no #! line) nothing ran: the shell then runs the command in a fresh
  * sandbox, so the message and exit code (127, 126) are the shell's own,
  * exactly as if the command had gone to /bin/sh -c in the first place. */
