@@ -52,6 +52,15 @@ for cmd in env 'ls -a' ./no-hashbang ./a-dir "no-such-program-$$" 'printenv PWD'
     fi
 done
 
+# A PATH with a relative entry is searched by the shell, never by us: the
+# workspace's own `ls` comes first, as it would under /bin/sh.
+printf '#!/bin/sh\necho the workspace ls\n' > "$WS/ls"
+chmod +x "$WS/ls"
+expect_exit 0 "PATH=.:/usr/bin: a plain command still finds what the shell finds" \
+    rf exec --env PATH=.:/usr/bin:/bin -- ls
+[ "$OUT" = "the workspace ls" ] && pass "the workspace's ls, found through '.'" || fail "the workspace's ls ($OUT)"
+rm -f "$WS/ls"
+
 # What gets past the guard still meets the sandbox.
 echo secret > "$SCRATCH/secret"
 expect_exit 1 "the sandbox still confines what passes the guard" rf exec --no-restrict -- "cat $SCRATCH/secret"
