@@ -109,9 +109,6 @@ static bool host_has(const char *needle)
     return found;
 }
 
-/* The control's process is started by a shell that returns at once: on a
- * loaded machine it may still be between fork and exec (its cmdline read
- * empty mid-exec), so look for it for a while. */
 /* Polls cond(arg) every 50 ms for up to `seconds`. */
 static bool soon(bool (*cond)(const void *arg), const void *arg, int seconds)
 {
@@ -134,6 +131,9 @@ static bool children_cond(const void *want)
     return children() == *(const int *)want;
 }
 
+/* The control's process is started by a shell that returns at once: on a
+ * loaded machine it may still be between fork and exec (its cmdline read
+ * empty mid-exec), so look for it for a while. */
 static bool host_has_soon(const char *needle, int seconds)
 {
     return soon(host_has_cond, needle, seconds);
