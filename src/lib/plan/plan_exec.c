@@ -87,16 +87,6 @@ static bool kernel_runs(const char *path)
     return (n >= 2 && magic[0] == '#' && magic[1] == '!') || (n == 4 && !memcmp(magic, "\177ELF", 4));
 }
 
-/* exec_as_shell: the program as /bin/sh in the sandbox finds and runs it,
- * or an error (the caller then uses the shell itself). */
-static int check_as_shell(const rf_plan *plan, const char *found, rf_error **err)
-{
-    char real[PATH_MAX];
-    if (!realpath(found, real) || !rf_plan_path_visible(plan, real, NULL) || !kernel_runs(real))
-        return rf_error_set(err, 0, "%s: not a program the sandbox runs as the shell would", found);
-    return 0;
-}
-
 int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     const char *name = plan->argv[0];
@@ -118,17 +108,26 @@ int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err)
     }
     if (!found)
         return rf_error_set(err, ENOMEM, "plan");
-    if (check_candidate(found, name, err) < 0 || (policy->exec_as_shell && check_as_shell(plan, found, err) < 0)) {
+    if (check_candidate(found, name, err) < 0) {
+        free(found);
+        return -1;
+    }
+    /* Judge visibility on the real path: /bin/true is /usr/bin/true behind
+     * the /bin symlink, already visible through the /usr bind. */
+    char real[PATH_MAX];
+    bool resolved = realpath(found, real) != NULL;
+    if (!resolved)
+        snprintf(real, sizeof real, "%s", found);
+    bool visible = rf_plan_path_visible(plan, real, NULL);
+    /* exec_as_shell: only what /bin/sh in the sandbox finds and runs as it
+     * is; anything else is an error (the caller then uses the shell). */
+    if (policy->exec_as_shell && (!resolved || !visible || !kernel_runs(real))) {
+        rf_error_set(err, 0, "%s: not a program the sandbox runs as the shell would", found);
         free(found);
         return -1;
     }
     plan->exec_path = found;
-    /* Judge visibility on the real path: /bin/true is /usr/bin/true behind
-     * the /bin symlink, already visible through the /usr bind. */
-    char real[PATH_MAX];
-    if (!realpath(found, real))
-        snprintf(real, sizeof real, "%s", found);
-    if (!rf_plan_path_visible(plan, real, NULL)) {
+    if (!visible) {
         _cleanup_free_ char *dir = strdup(real);
         if (!dir)
             return rf_error_set(err, ENOMEM, "plan");
