@@ -152,8 +152,8 @@ static void close_pair(int p[2])
             close(p[i]);
 }
 
-/* The sandbox for one call: a ready one from the pool, handed argv, or one
- * built now from the plan (which holds the command). */
+/* The sandbox for one call: a ready one from the pool, handed argv, or
+ * (argv NULL) one built now from the plan, which holds the command. */
 static rf_proc *start(rf_mcp_server *s, const rf_plan *plan, char *const *argv, double timeout,
                       const rf_stdio *stdio, rf_error **err)
 {
@@ -207,15 +207,18 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
     return rc;
 }
 
-/* With the pool, a plain command goes to a sandbox as its words, with no
- * shell (without it, rf_plan_build_command decided in exec_plan). If its program could not be executed (not found, not executable,
- * no #! line) nothing ran: the shell then runs the command in a fresh
- * sandbox, so the message and exit code (127, 126) are the shell's own,
- * exactly as if the command had gone to /bin/sh -c in the first place. */
+/* Without the pool, the plan holds the command (rf_plan_build_command
+ * chose its words or the shell). With it, a plain command goes to a
+ * sandbox as its words; if its program could not be executed (not found,
+ * not executable, no #! line) nothing ran, and the shell then runs the
+ * command in a fresh sandbox, so the message and exit code (127, 126) are
+ * the shell's own, exactly as if it had gone to /bin/sh -c at first. */
 static int run_command(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, const char *command,
                        double timeout, rf_mcp_exec_io *io, rf_status *st, rf_error **err)
 {
-    _cleanup_free_ char **words = s->pool ? rf_plan_plain_argv(command) : NULL;
+    if (!s->pool)
+        return run_captured(s, call, plan, NULL, timeout, io, st, err);
+    _cleanup_free_ char **words = rf_plan_plain_argv(command);
     if (words) {
         int rc = run_captured(s, call, plan, words, timeout, io, st, err);
         bool nothing_ran = call->finished && call->finished->exec_errno && !io->caps[0].len && !io->caps[1].len;
