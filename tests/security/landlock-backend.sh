@@ -69,6 +69,27 @@ expect_exit 1 "/dev/shm is not usable" ll -- "$PROBE" write /dev/shm/rf-ll-probe
 expect_exit 0 "/dev/null is writable" ll -- "$PROBE" write /dev/null
 expect_exit 0 "HOME (the instance's) is writable" ll -- sh -c 'echo x > "$HOME/f"'
 
+# ── the instance root inside the workspace (a home as the workspace) ──
+# Its cache/ holds the compiled filters the next start trusts: Landlock
+# grants the workspace's entries one by one around it, the plan says so.
+rfh="$WS/.rfhome"
+RINGFENCE_HOME=$rfh ll -- true
+mkdir -p "$rfh/cache" && echo original >"$rfh/cache/seccomp-0000000000000000.bpf"
+expect_exit 1 "instance root in the workspace: its cache cannot be rewritten" \
+    env RINGFENCE_HOME="$rfh" "$RINGFENCE" run "${LL[@]}" -- "$PROBE" write "$rfh/cache/seccomp-0000000000000000.bpf"
+check "  ... the cached file is unchanged" grep -qx original "$rfh/cache/seccomp-0000000000000000.bpf"
+expect_exit 0 "  ... while the command's HOME inside it is writable" \
+    env RINGFENCE_HOME="$rfh" "$RINGFENCE" run "${LL[@]}" -- sh -c 'touch "$HOME/ll-home-ok"'
+mkdir -p "$WS/sub" && chmod 777 "$WS/sub"
+expect_exit 0 "  ... and so is a directory beside it" \
+    env RINGFENCE_HOME="$rfh" "$RINGFENCE" run "${LL[@]}" -- "$PROBE" write "$WS/sub/beside"
+expect_exit 1 "  ... but, as the plan says, nothing new directly in the workspace" \
+    env RINGFENCE_HOME="$rfh" "$RINGFENCE" run "${LL[@]}" -- "$PROBE" write "$WS/beside"
+RINGFENCE_HOME=$rfh rf plan "${LL[@]}" -- true >"$SCRATCH/rfh.json" 2>/dev/null
+check "  ... the plan names what cannot be created" \
+    python3 -c "import json; p=json.load(open('$SCRATCH/rfh.json')); assert any('nothing new can be created directly in $WS' in c for c in p['cannot'])"
+rm -rf "$rfh" "$WS/sub" "$WS/beside"
+
 # ── identity, privileges ──
 expect_exit 0 "probe status" ll -- "$PROBE" status
 contains "no_new_privs" "$OUT" "NoNewPrivs:	1"

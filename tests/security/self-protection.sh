@@ -24,17 +24,33 @@ grep -q EVIL "$home/.ssh/authorized_keys" && fail "~/.ssh/authorized_keys is unc
     pass "~/.ssh/authorized_keys is unchanged"
 check "~/.ssh and ~/.bashrc still exist" test -f "$home/.ssh/authorized_keys" -a -f "$home/.bashrc"
 
-# The seccomp filter cache is not used while the sandbox could write it:
-# nothing is cached there, so nothing planted there is ever read.
-rf run --workspace "$home" -- true
-n=$(find "$home/.ringfence/cache" -name 'seccomp-*' 2>/dev/null | wc -l)
-[ "$n" = 0 ] && pass "no filter cached where the sandbox can write" ||
-    fail "no filter cached where the sandbox can write ($n files)"
-# ... and a filter planted there changes nothing: nested user namespaces stay refused.
-mkdir -p "$home/.ringfence/cache"
-for f in $(seq 1 3); do printf '\x06\x00\x00\x00\x00\x00\xff\x7f' > "$home/.ringfence/cache/seccomp-planted$f.bpf"; done
-expect_exit 1 "with planted cache files, the filter still refuses unshare -U" \
-    rf run --workspace "$home" -- unshare -U true
+# The instance root inside the workspace (a home as the workspace) holds
+# what the next sandbox trusts: the compiled seccomp filters in cache/. A
+# sandbox that rewrote them would weaken every later start, also of runs
+# whose workspace is elsewhere. It is hidden: an empty read-only directory
+# with only the user environment bound into it (firejail: its entries
+# blacklisted; podman: bound read-only).
+mkdir -p "$home/project" "$home/.ringfence/logs"
+echo "secret-log-$$-x9" >"$home/.ringfence/logs/other-run.log"
+rf run --workspace "$home/project" -- true  # fills the cache (not in reach from there)
+allow_all='\006\000\000\000\000\000\377\177'  # BPF: return SECCOMP_RET_ALLOW
+sums() { (cd "$home/.ringfence" && find cache -type f | sort | xargs -r sha256sum); }
+before=$(sums)
+expect_exit 0 "a sandbox in the home directory tries to rewrite the filter cache" \
+    rf run --workspace "$home" -- sh -c '
+        for f in .ringfence/cache/seccomp-*.bpf; do printf "$1" > "$f"; done 2>/dev/null
+        mkdir -p .ringfence/cache 2>/dev/null; printf "$1" > .ringfence/cache/seccomp-planted.bpf 2>/dev/null
+        cat .ringfence/logs/*.log 2>/dev/null; ls -A .ringfence/cache 2>/dev/null; touch "$HOME/.rf-home-ok"' sh "$allow_all"
+check "the filter cache is unchanged on the host" test "$(sums)" = "$before"
+check "nothing was planted in the cache" test ! -e "$home/.ringfence/cache/seccomp-planted.bpf"
+lacks "another run's log stays unread" "$OUT" "secret-log-$$-x9"
+lacks "the cache's entries are not even listed" "$OUT" "seccomp-"
+check "control: the command's own HOME inside it is writable" test -e "$home/.ringfence/runtime-user-env/.rf-home-ok"
+# The consequence: a later run elsewhere still has the full filter.
+expect_exit 1 "a later run from a project still refuses unshare -U" \
+    rf run --workspace "$home/project" -- unshare -U true
+expect_exit 125 "the instance root itself as the workspace is refused" rf run --workspace "$home/.ringfence" -- true
+contains "…naming it" "$ERR" "is ringfence's instance root"
 
 # Outside the workspace the cache is used (the positive control).
 export RINGFENCE_HOME="$SCRATCH/rfhome-outside"

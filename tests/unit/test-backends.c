@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char ws[64], home[128];
+static char top[64], ws[96], home[96];
 static bool have_landlock = true;
 static rf_context ctx;
 
@@ -143,18 +143,23 @@ static void test_tree_kill(const char *backend)
 
 int main(void)
 {
-    snprintf(ws, sizeof ws, "/tmp/rf-backends.XXXXXX");
-    if (!mkdtemp(ws))
+    snprintf(top, sizeof top, "/tmp/rf-backends.XXXXXX");
+    if (!mkdtemp(top))
         return ok(0, "scratch directory"), done_testing();
-    chmod(ws, 0777); /* a root caller's landlock command runs as 65534 */
-    snprintf(home, sizeof home, "%s/home", ws);
+    /* The instance root beside the workspace: one inside it is masked, and
+     * under Landlock the workspace's top would take no new files. */
+    snprintf(ws, sizeof ws, "%s/ws", top);
+    snprintf(home, sizeof home, "%s/home", top);
+    chmod(top, 0755);
+    if (mkdir(ws, 0777) < 0 || chmod(ws, 0777) < 0) /* a root caller's landlock command runs as 65534 */
+        return ok(0, "workspace"), done_testing();
     ctx = (rf_context){ .cwd = ws, .home = "/home/tester", .user = "tester", .tmpdir = "/tmp", .rf_home = home };
     test_plans();
     test_tree_kill("none");
     if (have_landlock)
         test_tree_kill("landlock");
     char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ws);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
     if (system(cmd) != 0)
         printf("# could not remove %s\n", ws);
     return done_testing();

@@ -22,7 +22,9 @@ static rf_policy *policy_with(const char *tools_json)
     snprintf(json, sizeof json, "{\"workspace\":\"%s\",\"tools\":%s}", ws, tools_json);
     rf_error *err = NULL;
     rf_config *cfg = rf_config_new();
-    rf_context ctx = { .cwd = ws, .home = "/home/tester", .user = "tester", .rf_home = ws, .tmpdir = "/tmp" };
+    /* The instance root beside the workspace, never in it (plan.c refuses). */
+    rf_context ctx = { .cwd = ws, .home = "/home/tester", .user = "tester", .rf_home = "/tmp/rf-test-tools-home",
+                       .tmpdir = "/tmp" };
     rf_policy *p = NULL;
     if (rf_config_add_json(cfg, "test", json, &err) == 0)
         p = rf_policy_resolve(cfg, &ctx, &err);

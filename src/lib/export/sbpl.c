@@ -85,8 +85,8 @@ static void put_mounts(FILE *f, const rf_plan *plan)
             put_rule(f, m->writable ? "file-read* file-write*" : "file-read*", dir ? "subpath" : "literal", p);
             if (!strcmp(m->why, "workspace") || !strcmp(m->why, "expose") || !strcmp(m->why, "instance"))
                 put_ancestors(f, p);
-        } else if (m->type == RF_MOUNT_TMPFS && !strcmp(m->why, "masked")) {
-            fprintf(f, "; masked: %s\n(deny file-read* file-write* (subpath ", m->target);
+        } else if (rf_mount_is_mask(m)) {
+            fprintf(f, "; %s: %s\n(deny file-read* file-write* (subpath ", m->why, m->target);
             put_string(f, p);
             fputs("))\n", f);
         }

@@ -79,6 +79,37 @@ static int set_namespaces(rf_plan *plan)
     return 0;
 }
 
+/* The instance root holds what later sandboxes trust (the compiled seccomp
+ * filters in cache/) and what other runs left (logs/, state/): a bind that
+ * contains it (a home as the workspace, an exposed home) gets an empty
+ * read-only tmpfs over it, so no command can read another's logs or plant a
+ * filter for the next start. The command's own user environment or
+ * instance tree is bound again on top (sorted after it). The mask's
+ * source names the host path it hides. A bind of the instance root itself
+ * cannot be masked and is refused. */
+static int mask_instance_root(rf_plan *plan, const rf_policy *policy, size_t first, rf_error **err)
+{
+    _cleanup_free_ char *root = realpath(policy->instance_root, NULL);
+    const char *r = root ? root : policy->instance_root;
+    size_t n = plan->n_mounts;
+    for (size_t i = first; i < n; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        if (m->type != RF_MOUNT_BIND || !rf_path_is_beneath(r, m->source))
+            continue;
+        if (!strcmp(r, m->source)) {
+            rf_error_set(err, 0, "%s %s is ringfence's instance root (its filter cache, logs and state): no "
+                                 "sandbox may reach it", m->why, m->source);
+            return rf_error_hint_set(err, "choose a directory outside it (RINGFENCE_HOME or instance_root "
+                                          "moves the instance root)");
+        }
+        _cleanup_free_ char *target = rf_path_join(m->target, r + strlen(m->source) + (strcmp(m->source, "/") != 0));
+        if (!target || rf_plan_add_mount(plan, RF_MOUNT_TMPFS, r, target, false, "instance-root", err) < 0)
+            return target ? -1 : rf_error_set(err, ENOMEM, "plan");
+        plan->mounts[plan->n_mounts - 1].mode = 0755;
+    }
+    return 0;
+}
+
 /* The user's binds (workspace, instance, exposes), parents before children
  * so every mount point is created on something already mounted. */
 static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **err)
@@ -101,6 +132,8 @@ static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **er
         if (rf_plan_add_mount(plan, RF_MOUNT_BIND, e->source, e->target, e->mode == RF_ACCESS_RW, "expose", err) < 0)
             return -1;
     }
+    if (mask_instance_root(plan, policy, first, err) < 0)
+        return -1;
     qsort(plan->mounts + first, plan->n_mounts - first, sizeof(rf_mount), cmp_mount_target);
     /* A root caller's binds show host-root files as the sandbox user's; an
      * instance's tree belongs to the instance's own id already. */

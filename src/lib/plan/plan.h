@@ -6,6 +6,7 @@
 #include "policy/policy.h"
 
 #include <stdbool.h>
+#include <string.h>
 #include <sys/types.h>
 
 typedef enum {
@@ -33,8 +34,16 @@ typedef struct rf_mount {
                          host before the start, removed after (backend/placeholder.c) */
     unsigned mode;   /* TMPFS: permission bits of the root directory */
     const char *why; /* "system", "etc", "proc", "dev", "tmp", "workspace",
-                        "instance", "expose", "executable", "protected" */
+                        "instance", "expose", "executable", "protected",
+                        "masked" (a system path hidden), "instance-root"
+                        (hidden where a bind shows it, plan.c) */
 } rf_mount;
+
+/* A tmpfs that hides what a bind around it would show. */
+static inline bool rf_mount_is_mask(const rf_mount *m)
+{
+    return m->type == RF_MOUNT_TMPFS && m->why && (!strcmp(m->why, "masked") || !strcmp(m->why, "instance-root"));
+}
 
 /* A Landlock rule mirroring the mounts: read/execute beneath, or full access. */
 typedef struct rf_plan_rule {

@@ -103,8 +103,9 @@ static const char *masked_below(const rf_plan *plan, const char *dir)
 {
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const rf_mount *m = &plan->mounts[i];
-        if (m->type == RF_MOUNT_TMPFS && !strcmp(m->why, "masked") && rf_path_is_beneath(m->target, dir))
-            return m->target;
+        const char *host = m->source ? m->source : m->target; /* see mask_instance_root */
+        if (rf_mount_is_mask(m) && rf_path_is_beneath(host, dir))
+            return host;
     }
     return NULL;
 }
@@ -123,6 +124,10 @@ static int host_rules(rf_plan *plan, bool accept_tmp, bool accept_remap)
                 continue;
             r = masked ? rule_except(plan, m->source, m->writable, masked, 0)
                        : push_rule(plan, m->source, m->writable);
+            if (r == 0 && masked && m->writable)
+                r = rf_strv_pushf(&plan->cannot, "nothing new can be created directly in %s (nor in a directory "
+                                                 "on the way to %s): Landlock grants the entries there one by "
+                                                 "one to keep that path out", m->source, masked);
         } else if (m->type == RF_MOUNT_PROC) {
             r = push_rule(plan, "/proc", false);
         } else if (m->type == RF_MOUNT_TMPFS && !strcmp(m->why, "tmp") && accept_tmp) {

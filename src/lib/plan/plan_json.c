@@ -62,7 +62,8 @@ static json_t *mounts_json(const rf_plan *plan)
         json_t *o = json_object();
         json_object_set_new(o, "type", json_string(mount_type_name(m->type)));
         if (m->source)
-            json_object_set_new(o, m->type == RF_MOUNT_SYMLINK ? "link" : "source", json_string(m->source));
+            json_object_set_new(o, m->type == RF_MOUNT_SYMLINK ? "link" : m->type == RF_MOUNT_TMPFS ? "hides" : "source",
+                                json_string(m->source));
         json_object_set_new(o, "target", json_string(m->target));
         if (m->type != RF_MOUNT_SYMLINK)
             json_object_set_new(o, "mode", json_string(m->writable ? "rw" : "ro"));

@@ -83,7 +83,11 @@ static int add_one_mount(char ***v, const rf_container_opts *o, const rf_mount *
         r = add_bind(v, o, m->source, m->target, m->writable && m->type == RF_MOUNT_BIND);
         break;
     case RF_MOUNT_TMPFS:
-        r = add_tmpfs(v, o, m);
+        /* The instance root holds this container's own rootfs, and the
+         * runtime's nested mount over a read-only tmpfs there leaves the
+         * user environment unreachable: it is bound read-only instead, so
+         * nothing in it can be changed (its entries stay readable). */
+        r = strcmp(m->why, "instance-root") ? add_tmpfs(v, o, m) : add_bind(v, o, m->source, m->target, false);
         break;
     case RF_MOUNT_RO_SELF:
         /* /proc/sys and friends: the runtime's defaults; a protected path

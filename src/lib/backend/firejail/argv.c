@@ -85,8 +85,10 @@ static bool managed(const builder *b, const char *p)
     return !strcmp(p, "/proc") || !strcmp(p, "/dev") || (b->private_tmp && !strcmp(p, "/tmp"));
 }
 
-/* 1: p is shown whole; 2: something below p is shown; 0: neither. */
-static int shown(const builder *b, const char *p)
+/* 1: p is shown whole; 2: something below p is shown; 0: neither. Only
+ * mounts beneath `within` count: inside a mask, the bind around it does
+ * not show what the mask hides. */
+static int shown(const builder *b, const char *p, const char *within)
 {
     int r = 0;
     for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
@@ -96,7 +98,7 @@ static int shown(const builder *b, const char *p)
             r = 2;
     for (size_t i = 0; i < b->plan->n_mounts; i++) {
         const rf_mount *m = &b->plan->mounts[i];
-        if (!shows(m))
+        if (!shows(m) || !rf_path_is_beneath(m->target, within))
             continue;
         if (rf_path_is_beneath(p, m->target))
             return 1;
@@ -106,7 +108,9 @@ static int shown(const builder *b, const char *p)
     return r;
 }
 
-static void hide(builder *b, const char *dir, int depth)
+/* Blacklist every entry of dir that the plan does not show (within:
+ * see shown), walking into those that hold something shown. */
+static void hide(builder *b, const char *dir, const char *within, int depth)
 {
     char **names = b->list(dir, b->data);
     if (!names) {
@@ -119,14 +123,14 @@ static void hide(builder *b, const char *dir, int depth)
             b->failed = ENOMEM;
             break;
         }
-        int s = managed(b, p) ? 1 : shown(b, p);
+        int s = managed(b, p) ? 1 : shown(b, p, within);
         if (s == 2 && depth >= 64) { /* never leave it unwalked: refuse */
             b->bad = p;
             b->failed = EINVAL;
             break;
         }
         if (s == 2)
-            hide(b, p, depth + 1);
+            hide(b, p, within, depth + 1);
         else if (s == 0)
             opt(b, "blacklist", p);
         free(p);
@@ -147,6 +151,28 @@ static void tmp(builder *b)
         }
     }
     line(b, n ? "read-write /tmp" : "private-tmp");
+}
+
+/* firejail's blacklist hides a whole subtree, so a mask that holds a
+ * shown mount (the instance root around the user environment) becomes
+ * a blacklist of its other entries and a read-only remount of itself. */
+static void mask(builder *b, const rf_mount *m)
+{
+    if (shown(b, m->target, m->target) != 2) {
+        opt(b, "blacklist", m->target);
+        return;
+    }
+    hide(b, m->target, m->target, 0);
+    opt(b, "read-only", m->target);
+}
+
+static bool inside_mask(const rf_plan *plan, const char *target)
+{
+    for (size_t i = 0; i < plan->n_mounts; i++)
+        if (is_mask(&plan->mounts[i]) && strcmp(plan->mounts[i].target, target) != 0 &&
+            rf_path_is_beneath(target, plan->mounts[i].target))
+            return true;
+    return false;
 }
 
 /* Read-only root, writable binds, read-only again inside those. */
@@ -172,7 +198,14 @@ static void access_modes(builder *b)
         if (ro && !rf_path_is_kernel_fs(m->target))
             opt(b, "read-only", m->target);
         if (is_mask(m))
-            opt(b, "blacklist", m->target);
+            mask(b, m);
+    }
+    /* A writable bind inside a mask (the user environment inside the
+     * instance root) was made read-only with it: writable again. */
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        if (m->writable && m->type == RF_MOUNT_BIND && inside_mask(plan, m->target))
+            opt(b, "read-write", m->target);
     }
 }
 
@@ -298,7 +331,7 @@ int rf_firejail_build(const rf_plan *plan, rf_firejail_lister list, void *data, 
     namespaces(&b);
     devices(&b);
     tmp(&b);
-    hide(&b, "/", 0);
+    hide(&b, "/", "/", 0);
     access_modes(&b);
     privileges(&b);
     command(&b);
