@@ -79,9 +79,16 @@ in_ok "control: exposed with :rw, the same directory takes a new file" write "$r
 RF_OPTS=()
 check "the read-only exposed directory is unchanged on the host" test ! -e "$ro/new" -a "$(cat "$ro/file")" = original
 expect_exit 0 "read the mount table inside" rf run -- cat /proc/self/mountinfo
-rw_system=$(awk '($5 == "/" || $5 == "/usr" || $5 ~ /^\/etc\//) && $6 !~ /(^|,)ro(,|$)/ { print $5 }' <<<"$OUT")
-check "/, /usr and every /etc entry are read-only mounts${rw_system:+ (rw: $rw_system)}" \
+rw_system=$(awk '($5 == "/" || $5 == "/usr" || $5 == "/etc" || $5 ~ /^\/etc\//) && $6 !~ /(^|,)ro(,|$)/ { print $5 }' <<<"$OUT")
+check "/, /usr, /etc (the cached copy) and every /etc entry are read-only mounts${rw_system:+ (rw: $rw_system)}" \
     test -z "$rw_system" -a -n "$OUT"
+# The cached /etc (backend/native/etc-cache.c) is a directory of the
+# instance root on the host: a write through it must not reach the next
+# sandbox, and nothing else of the instance root's cache comes with it.
+in_denied "the cached /etc takes no new file" write "/etc/rf-planted-$$"
+expect_exit 1 "the cached /etc takes no new directory" rf run -- mkdir "/etc/rf-planted-dir-$$"
+check "  ... and its host directory has none" \
+    sh -c '! ls -d "$1"/cache/etc-*/rf-planted-* 2>/dev/null | grep -q .' sh "$RINGFENCE_HOME"
 
 # ── Inside the workspace: read-write, and the writes reach the host ──
 in_ok "a file in the workspace can be created" write "$WS/made-inside"

@@ -185,7 +185,7 @@ static int copy_dir_open(copy_dir *d, int rootfd, const char *parent, bool creat
  * (a file that grows meanwhile is cut there: the copy never exceeds the
  * size limit, and a small file takes one call). sendfile moves the bytes
  * in the kernel; read/write where it cannot serve this pair. */
-static int copy_bytes(const rf_mount_src *src, int out)
+int rf_mount_copy_bytes(const rf_mount_src *src, int out)
 {
     off_t left = src->size;
     ssize_t n = 1;
@@ -217,17 +217,38 @@ static int write_copy(int rootfd, const rf_mount *m, const rf_mount_src *src, bo
     int out = openat(pfd, slash + 1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (out < 0)
         return -1;
-    int rc = copy_bytes(src, out);
+    int rc = rf_mount_copy_bytes(src, out);
     close(out);
     return rc;
 }
 
-int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, int userns_fd, rf_setup_fail *f)
+/* The cached /etc (etc-cache.c) as a detached read-only tree in
+ * srcs[n_mounts]; -1 when there is none or it cannot be opened now (the
+ * copies are made as without a cache). */
+static void capture_etc_cache(const rf_plan *plan, rf_mount_src *srcs, const char *etc_cache)
 {
+    int *fd = &srcs[plan->n_mounts].fd;
+    *fd = -1;
+    if (!etc_cache || !*etc_cache)
+        return;
+    *fd = (int)syscall(SYS_open_tree, AT_FDCWD, etc_cache, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (*fd >= 0 && set_attr(*fd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, -1, false) < 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, const char *etc_cache, int userns_fd,
+                             rf_setup_fail *f)
+{
+    capture_etc_cache(plan, srcs, etc_cache);
+    bool cached_etc = srcs[plan->n_mounts].fd >= 0;
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const rf_mount *m = &plan->mounts[i];
         int *fd = &srcs[i].fd;
         *fd = -1;
+        if (cached_etc && rf_etc_cache_covers(plan, i))
+            continue;
         if (m->type == RF_MOUNT_COPY) {
             if (open_copy_source(m, &srcs[i]) < 0)
                 return rf_fail(f, "copy source", m->source);
@@ -366,9 +387,18 @@ int rf_mount_build_root(const rf_plan *plan, const rf_mount_src *srcs, rf_setup_
     int rootfd = open(NEWROOT_AT, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (rootfd < 0)
         return rf_fail(f, "open new root", NEWROOT_AT);
-    copy_dir d = { .fd = -1 };
     int rc = 0;
+    const rf_mount_src *etc = &srcs[plan->n_mounts];
+    if (etc->fd >= 0) {
+        int tfd = open_target(rootfd, "/etc", false, true);
+        rc = tfd < 0 || attach(etc->fd, tfd) < 0 ? rf_fail(f, "mount the cached /etc", "/etc") : 0;
+        if (tfd >= 0)
+            close(tfd);
+    }
+    copy_dir d = { .fd = -1 };
     for (size_t i = 0; i < plan->n_mounts && rc == 0; i++) {
+        if (etc->fd >= 0 && rf_etc_cache_covers(plan, i))
+            continue;
         /* A mount may cover the directory copies went into: resolve anew. */
         if (plan->mounts[i].type != RF_MOUNT_COPY && d.fd >= 0) {
             close(d.fd);

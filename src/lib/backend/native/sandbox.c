@@ -203,13 +203,13 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     rf_fault_child_point(c->fault_fd, c->sock, "network");
     /* Mounts: sources first (they may live under /tmp, which the new root
      * is attached over), then the root, then pivot_root. */
-    if (rf_mount_capture_sources(plan, c->srcs, c->userns_fd, &f) < 0)
+    if (rf_mount_capture_sources(plan, c->srcs, c->etc_cache, c->userns_fd, &f) < 0)
         die(c, &f);
     rf_fault_child_point(c->fault_fd, c->sock, "mount-sources");
     if (rf_mount_build_root(plan, c->srcs, &f) < 0)
         die(c, &f);
     rf_fault_child_point(c->fault_fd, c->sock, "pivot-root"); /* every mount made, then pivot_root */
-    for (size_t i = 0; i < plan->n_mounts; i++)
+    for (size_t i = 0; i <= plan->n_mounts; i++)
         if (c->srcs[i].fd >= 0)
             close(c->srcs[i].fd);
     if (set_hostname(plan, &f) < 0 || new_session_keyring(&f) < 0)

@@ -29,7 +29,8 @@ typedef struct rf_native_ctx {
     int sock;        /* child's end of the report channel */
     int userns_fd;   /* root caller: the mapped user namespace to enter, else -1 */
     int net_fd;      /* network: allowlist: child's end of the socket channel, else -1 */
-    rf_mount_src *srcs; /* one per plan mount, filled in the child */
+    rf_mount_src *srcs; /* one per plan mount and one for the cached /etc, filled in the child */
+    const char *etc_cache; /* the cached /etc's directory, or "" (etc-cache.c) */
     int stdio[3];    /* -1: inherit */
     const void *seccomp_bpf; /* compiled by the caller, or NULL */
     size_t seccomp_len;
@@ -44,8 +45,19 @@ typedef struct rf_native_ctx {
 int rf_fail(rf_setup_fail *f, const char *step, const char *detail);
 
 /* mount.c */
-int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, int userns_fd, rf_setup_fail *f);
+/* srcs: one per plan mount, and srcs[n_mounts] for the cached /etc. */
+int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, const char *etc_cache, int userns_fd,
+                             rf_setup_fail *f);
 int rf_mount_build_root(const rf_plan *plan, const rf_mount_src *srcs, rf_setup_fail *f);
+/* Copy src's checked size of bytes to out (sendfile, else read/write). */
+int rf_mount_copy_bytes(const rf_mount_src *src, int out);
+
+/* etc-cache.c: the curated /etc built once per state of its sources and
+ * bound read-only. prepare (the caller, before clone): the directory for
+ * this plan in dir, built if needed; -1 and "" when there is none, and the
+ * child copies as before. covers: mounts[i] is in that directory. */
+int rf_etc_cache_prepare(const rf_plan *plan, char *dir, size_t len);
+bool rf_etc_cache_covers(const rf_plan *plan, size_t i);
 
 /* caps.c: drop every capability (bounding, ambient, inheritable, permitted,
  * effective), lock the securebits so root inside cannot regain any on

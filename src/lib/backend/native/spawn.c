@@ -128,6 +128,9 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
     if (rf_confine_prepare(plan, &ctx, err) < 0)
         goto fail;
+    char etc_cache[4096];
+    (void)rf_etc_cache_prepare(plan, etc_cache, sizeof etc_cache); /* none: the child copies */
+    ctx.etc_cache = etc_cache;
 
     int pidfd = -1;
     uint64_t flags = (uint64_t)plan->clone_flags | CLONE_PIDFD;
