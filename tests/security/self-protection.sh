@@ -31,6 +31,7 @@ check "~/.ssh and ~/.bashrc still exist" test -f "$home/.ssh/authorized_keys" -a
 # with only the user environment bound into it (firejail: its entries
 # blacklisted; podman: bound read-only).
 mkdir -p "$home/project" "$home/.ringfence/logs"
+chown --reference="$home" "$home/project"  # a backend's sandbox user (lib.sh: hand_workspace) owns it too
 echo "secret-log-$$-x9" >"$home/.ringfence/logs/other-run.log"
 rf run --workspace "$home/project" -- true  # fills the cache (not in reach from there)
 allow_all='\006\000\000\000\000\000\377\177'  # BPF: return SECCOMP_RET_ALLOW
