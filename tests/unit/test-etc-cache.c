@@ -51,12 +51,16 @@ static mode_t mode_of(const char *dir, const char *rel)
     return lstat(path, &st) == 0 ? st.st_mode : 0;
 }
 
-/* source: a symlink's text, else a name in src/. */
+/* source: a symlink's text, else a name in src/. A copy records its
+ * source's stat, as the planner does. */
 static int add(rf_plan *p, rf_mount_type type, const char *source, const char *target)
 {
     char s[256];
     snprintf(s, sizeof s, type == RF_MOUNT_SYMLINK ? "%.0s%s" : "%s/%s", src, source);
-    return rf_plan_add_mount(p, type, type == RF_MOUNT_TMPFS ? NULL : s, target, false, "etc", NULL);
+    int r = rf_plan_add_mount(p, type, type == RF_MOUNT_TMPFS ? NULL : s, target, false, "etc", NULL);
+    if (r == 0 && type == RF_MOUNT_COPY && stat(s, &p->mounts[p->n_mounts - 1].copied) < 0)
+        r = -1;
+    return r;
 }
 
 static rf_plan *etc_plan(void)
@@ -129,10 +133,22 @@ static void test_invalidation(const char *old)
     is_str(slurp(dir, "hosts"), "127.0.0.1 changed\n", "  ... with the new bytes");
     is_str(slurp(old, "hosts"), "127.0.0.1 localhost\n", "  ... the old one is as it was (a sandbox may use it)");
 
+    rf_plan_free(p);
+    write_file(path, "127.0.0.1 seen by the plan\n", 0644);
+    p = etc_plan();
+    write_file(path, "127.0.0.1 changed after the plan\n", 0644);
+    ok(rf_etc_cache_prepare(p, dir, sizeof dir) < 0 && dir[0] == '\0',
+       "a source changed since the plan saw it: no cache (its bytes are not the key's)");
+    is_int(count_tmp(), 0, "  ... and the refused build is removed");
+    rf_plan_free(p);
+
     chmod(path, 0600);
+    p = etc_plan();
     ok(rf_etc_cache_prepare(p, dir, sizeof dir) < 0 && dir[0] == '\0',
        "a source others may not read: no cache (the child's copy refuses it)");
     chmod(path, 0644);
+    rf_plan_free(p);
+    p = etc_plan();
 
     ok(rf_etc_cache_prepare(p, dir, sizeof dir) == 0, "control: cached again");
     chmod(dir, 0777);

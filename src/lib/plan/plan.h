@@ -6,6 +6,7 @@
 #include "policy/policy.h"
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -33,6 +34,8 @@ typedef struct rf_mount {
     bool placeholder; /* RO_SELF of an absent protected path: made empty on the
                          host before the start, removed after (backend/placeholder.c) */
     unsigned mode;   /* TMPFS: permission bits of the root directory */
+    struct stat copied; /* COPY: the source as the plan saw it (the cached
+                           /etc is keyed on it: backend/native/etc-cache.c) */
     const char *why; /* "system", "etc", "proc", "dev", "tmp", "workspace",
                         "instance", "expose", "executable", "protected",
                         "masked" (a system path hidden), "instance-root"

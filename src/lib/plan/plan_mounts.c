@@ -80,7 +80,11 @@ static int add_etc_file(rf_plan *plan, const char *source, const char *target, c
                         rf_error **err)
 {
     bool copy = S_ISREG(st->st_mode) && (st->st_mode & S_IROTH) && st->st_size <= RF_COPY_MAX;
-    return rf_plan_add_mount(plan, copy ? RF_MOUNT_COPY : RF_MOUNT_BIND, source, target, false, "etc", err);
+    if (rf_plan_add_mount(plan, copy ? RF_MOUNT_COPY : RF_MOUNT_BIND, source, target, false, "etc", err) < 0)
+        return -1;
+    if (copy)
+        last_mount(plan)->copied = *st;
+    return 0;
 }
 
 static int add_etc_entry(rf_plan *plan, const char *path, rf_error **err)
@@ -112,13 +116,19 @@ static int add_etc_entry(rf_plan *plan, const char *path, rf_error **err)
 /* One pass over /etc for the wildcard entries (python3*, java-*, ...). */
 static int add_etc_wildcards(rf_plan *plan, rf_error **err)
 {
+    /* The patterns first: /etc has some hundred entries, the list one. */
+    const char *patterns[RF_ARRAY_SIZE(etc_entries)];
+    size_t n = 0;
+    for (size_t i = 0; i < RF_ARRAY_SIZE(etc_entries); i++)
+        if (strpbrk(etc_entries[i], "*?["))
+            patterns[n++] = etc_entries[i];
     _cleanup_closedir_ DIR *d = opendir("/etc");
     if (!d)
         return 0;
     struct dirent *de;
     while ((de = readdir(d))) {
-        for (size_t i = 0; i < RF_ARRAY_SIZE(etc_entries); i++) {
-            if (!strpbrk(etc_entries[i], "*?[") || fnmatch(etc_entries[i], de->d_name, 0) != 0)
+        for (size_t i = 0; i < n; i++) {
+            if (fnmatch(patterns[i], de->d_name, 0) != 0)
                 continue;
             char path[PATH_MAX];
             snprintf(path, sizeof path, "/etc/%s", de->d_name);

@@ -107,8 +107,9 @@ static bool copyable(const struct stat *st)
     return S_ISREG(st->st_mode) && (st->st_mode & S_IROTH) && st->st_size <= RF_COPY_MAX;
 }
 
-/* The key, from one stat of each copy's source; false if one is no longer
- * a small world-readable file (the child's copy then fails as it should). */
+/* The key, from each copy's source as the plan saw it (its lstat, or the
+ * stat of where its symlink leads); false if one is not a small
+ * world-readable file (the child's copy then fails as it should). */
 static bool cache_key(const rf_plan *plan, uint64_t *key)
 {
     uint64_t h = 14695981039346656037ULL;
@@ -125,11 +126,10 @@ static bool cache_key(const rf_plan *plan, uint64_t *key)
         if (!covered)
             continue;
         mix_str(&h, m->source);
-        struct stat st;
         if (m->type == RF_MOUNT_COPY) {
-            if (stat(m->source, &st) < 0 || !copyable(&st))
+            if (!copyable(&m->copied))
                 return false;
-            mix_stat(&h, &st);
+            mix_stat(&h, &m->copied);
         }
     }
     *key = h;
@@ -167,12 +167,12 @@ static bool same_file(const struct stat *a, const struct stat *b)
 }
 
 /* One copy, verified: the source is the file the key was made from, before
- * and after its bytes are read. */
-static int put_copy(int dirfd, const char *name, const char *source)
+ * and after its bytes are read, and its path still leads to it. */
+static int put_copy(int dirfd, const char *name, const rf_mount *m)
 {
     struct stat before, after;
-    _cleanup_close_ int in = open(source, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-    if (in < 0 || fstat(in, &before) < 0 || !copyable(&before))
+    _cleanup_close_ int in = open(m->source, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+    if (in < 0 || fstat(in, &before) < 0 || !copyable(&before) || !same_file(&before, &m->copied))
         return -1;
     _cleanup_close_ int out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     rf_mount_src src = { .fd = in, .size = before.st_size };
@@ -180,7 +180,7 @@ static int put_copy(int dirfd, const char *name, const char *source)
         !same_file(&before, &after))
         return -1;
     struct stat now;
-    return stat(source, &now) == 0 && same_file(&before, &now) ? 0 : -1;
+    return stat(m->source, &now) == 0 && same_file(&before, &now) ? 0 : -1;
 }
 
 static int put_entry(int top, const rf_plan *plan, size_t i)
@@ -196,7 +196,7 @@ static int put_entry(int top, const rf_plan *plan, size_t i)
     if (dir < 0)
         return -1;
     if (m->type == RF_MOUNT_COPY)
-        return put_copy(dir, name, m->source);
+        return put_copy(dir, name, m);
     if (m->type == RF_MOUNT_SYMLINK)
         return symlinkat(m->source, dir, name);
     if (m->type == RF_MOUNT_BIND && !m->source_dir) {

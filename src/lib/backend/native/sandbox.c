@@ -181,6 +181,50 @@ static _Noreturn void exec_command(rf_native_ctx *c, const sigset_t *mask)
     _exit(e == ENOENT ? RF_EXIT_NOT_FOUND : RF_EXIT_CANNOT_EXEC);
 }
 
+/* The command's process, for a command known now (not a warm pool's,
+ * which waits for its command first): exec_command on a stack of its own
+ * in init's memory (CLONE_VM | CLONE_VFORK, as posix_spawn does), init
+ * suspended until it has exec'd or exited. No copy of init's address space
+ * is made, faulted in and torn down again at the exec: most of a fork's
+ * cost. The sanitizers' runtimes keep per-thread state that a second
+ * process in the same memory would corrupt: their builds fork. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RF_SHARED_VM_SPAWN 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define RF_SHARED_VM_SPAWN 0
+#endif
+#endif
+#ifndef RF_SHARED_VM_SPAWN
+#define RF_SHARED_VM_SPAWN 1
+#endif
+
+typedef struct {
+    rf_native_ctx *c;
+    const sigset_t *mask;
+} command_start;
+
+static int start_command(void *arg)
+{
+    command_start *s = arg;
+    exec_command(s->c, s->mask);
+}
+
+/* A raw clone, not fork(): glibc's fork() takes the malloc, stdio and
+ * atfork locks, which another thread of a multithreaded caller may have
+ * held at the moment of clone3; in this copy nobody would release them.
+ * (Not vfork(): under AddressSanitizer its interceptor maps memory, which
+ * the memory rlimit just applied can refuse.) Returns 0 in a pool's
+ * command process, which goes on from here. */
+static pid_t spawn_command(rf_native_ctx *c, const sigset_t *mask)
+{
+    if (c->plan->deferred || !RF_SHARED_VM_SPAWN)
+        return (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
+    _Alignas(16) char stack[65536]; /* the child's; unused once it has exec'd */
+    command_start s = { c, mask };
+    return clone(start_command, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &s);
+}
+
 _Noreturn void rf_sandbox_child(rf_native_ctx *c)
 {
     const rf_plan *plan = c->plan;
@@ -251,12 +295,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     int gate[2] = { -1, -1 };
     if (plan->deferred && pipe2(gate, O_CLOEXEC) < 0 && rf_fail(&f, "prepare for the command", NULL) < 0)
         die(c, &f);
-    /* A raw clone, not fork(): glibc's fork() takes the malloc, stdio and
-     * atfork locks, which another thread of a multithreaded caller may have
-     * held at the moment of clone3; in this copy nobody would release them.
-     * (Not vfork: under AddressSanitizer its interceptor maps memory, which
-     * the memory rlimit just applied can refuse.) */
-    pid_t cmd = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
+    pid_t cmd = spawn_command(c, &oldmask);
     if (cmd < 0 && rf_fail(&f, "fork the command", NULL) < 0)
         die(c, &f);
     if (cmd == 0 && plan->deferred) {

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -64,30 +65,39 @@ int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, 
     return write_file(path, map, err);
 }
 
+/* The helper only holds the namespace alive until the caller has opened
+ * it. The caller writes a byte: waiting for EOF instead would hang when a
+ * concurrent spawn on another thread has forked a copy of the write end,
+ * and two such helpers would wait on each other for ever. It shares the
+ * caller's memory (CLONE_VM) on a stack of its own: no copy of the
+ * caller's address space to make and tear down, which was most of the
+ * helper's cost. Every signal is blocked in it (the mask is set around the
+ * clone), so its read cannot fail and it never writes the errno it shares
+ * with the caller's thread. */
+static int hold_namespace(void *arg)
+{
+    char c;
+    (void)!read(*(const int *)arg, &c, 1);
+    return 0;
+}
+
 int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host, rf_error **err)
 {
     int sync[2];
     if (pipe2(sync, O_CLOEXEC) < 0)
         return rf_error_set(err, errno, "pipe");
-    struct clone_args args = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
-    pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
+    _Alignas(16) char stack[16384];
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t pid = clone(hold_namespace, stack + sizeof stack, CLONE_VM | CLONE_NEWUSER | SIGCHLD, &sync[0]);
+    int e = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pid < 0) {
         close(sync[0]);
         close(sync[1]);
-        return rf_error_set(err, errno, "create a user namespace for the id mapping");
+        return rf_error_set(err, e, "create a user namespace for the id mapping");
     }
-    if (pid == 0) {
-        /* Hold the namespace alive until the caller has opened it. The
-         * caller writes a byte: waiting for EOF instead would hang when a
-         * concurrent spawn on another thread has forked a copy of the write
-         * end, and two such helpers would wait on each other for ever. */
-        char c;
-        close(sync[1]);
-        while (read(sync[0], &c, 1) < 0 && errno == EINTR)
-            ;
-        _exit(0);
-    }
-    close(sync[0]);
     int fd = -1;
     if (rf_userns_write_maps(pid, uid_in, uid_host, gid_in, gid_host, err) == 0) {
         char path[64];
@@ -97,8 +107,10 @@ int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gi
             rf_error_set(err, errno, "open %s", path);
     }
     (void)!write(sync[1], "", 1);
-    close(sync[1]);
+    /* Its stack is in this frame: return only once it has exited. */
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
         ;
+    close(sync[0]);
+    close(sync[1]);
     return fd;
 }
