@@ -260,7 +260,8 @@ int rf_etc_cache_prepare(const rf_plan *plan, char *dir, size_t len)
     if (trusted_dir(dir))
         return 0;
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s/.etc-%016llx.%ld.tmp", cache, (unsigned long long)key, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s/.etc-%016llx.%ld.%ld.tmp", cache, (unsigned long long)key, (long)getpid(),
+             (long)gettid()); /* threads of one caller may build at once */
     if (build(plan, tmp, dir) < 0 || !trusted_dir(dir)) {
         dir[0] = '\0';
         return -1;

@@ -186,18 +186,7 @@ static _Noreturn void exec_command(rf_native_ctx *c, const sigset_t *mask)
  * in init's memory (CLONE_VM | CLONE_VFORK, as posix_spawn does), init
  * suspended until it has exec'd or exited. No copy of init's address space
  * is made, faulted in and torn down again at the exec: most of a fork's
- * cost. The sanitizers' runtimes keep per-thread state that a second
- * process in the same memory would corrupt: their builds fork. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define RF_SHARED_VM_SPAWN 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define RF_SHARED_VM_SPAWN 0
-#endif
-#endif
-#ifndef RF_SHARED_VM_SPAWN
-#define RF_SHARED_VM_SPAWN 1
-#endif
+ * cost. (Sanitizer builds fork: see RF_SHARED_VM_CLONE.) */
 
 typedef struct {
     rf_native_ctx *c;
@@ -218,7 +207,7 @@ static int start_command(void *arg)
  * command process, which goes on from here. */
 static pid_t spawn_command(rf_native_ctx *c, const sigset_t *mask)
 {
-    if (c->plan->deferred || !RF_SHARED_VM_SPAWN)
+    if (c->plan->deferred || !RF_SHARED_VM_CLONE)
         return (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
     _Alignas(16) char stack[65536]; /* the child's; unused once it has exec'd */
     command_start s = { c, mask };

@@ -41,6 +41,22 @@ typedef struct rf_native_ctx {
     int fault_fd;          /* test builds: see util/fault.h; else -1 */
 } rf_native_ctx;
 
+/* Short-lived children that share their parent's memory (CLONE_VM: the
+ * userns helper, the command's process until its exec) skip the copy of
+ * the address space. The sanitizers' runtimes keep per-thread state in that
+ * memory which a second process would change under them: their builds
+ * copy. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RF_SHARED_VM_CLONE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define RF_SHARED_VM_CLONE 0
+#endif
+#endif
+#ifndef RF_SHARED_VM_CLONE
+#define RF_SHARED_VM_CLONE 1
+#endif
+
 /* Record errno, step and detail in *f; returns -1. */
 int rf_fail(rf_setup_fail *f, const char *step, const char *detail);
 

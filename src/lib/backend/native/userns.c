@@ -76,8 +76,10 @@ int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, 
  * with the caller's thread. */
 static int hold_namespace(void *arg)
 {
+    const int *sync = arg;
     char c;
-    (void)!read(*(const int *)arg, &c, 1);
+    close(sync[1]); /* its copy: a caller that dies leaves it EOF, not a wait for ever */
+    (void)!read(sync[0], &c, 1);
     return 0;
 }
 
@@ -90,7 +92,8 @@ int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gi
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = clone(hold_namespace, stack + sizeof stack, CLONE_VM | CLONE_NEWUSER | SIGCHLD, &sync[0]);
+    pid_t pid = clone(hold_namespace, stack + sizeof stack, (RF_SHARED_VM_CLONE ? CLONE_VM : 0) | CLONE_NEWUSER | SIGCHLD,
+                      sync);
     int e = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pid < 0) {
