@@ -6,8 +6,8 @@
 #include "policy/policy.h"
 
 #include <stdbool.h>
-#include <sys/stat.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 typedef enum {

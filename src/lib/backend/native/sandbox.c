@@ -181,13 +181,6 @@ static _Noreturn void exec_command(rf_native_ctx *c, const sigset_t *mask)
     _exit(e == ENOENT ? RF_EXIT_NOT_FOUND : RF_EXIT_CANNOT_EXEC);
 }
 
-/* The command's process, for a command known now (not a warm pool's,
- * which waits for its command first): exec_command on a stack of its own
- * in init's memory (CLONE_VM | CLONE_VFORK, as posix_spawn does), init
- * suspended until it has exec'd or exited. No copy of init's address space
- * is made, faulted in and torn down again at the exec: most of a fork's
- * cost. (Sanitizer builds fork: see RF_SHARED_VM_CLONE.) */
-
 typedef struct {
     rf_native_ctx *c;
     const sigset_t *mask;
@@ -199,12 +192,18 @@ static int start_command(void *arg)
     exec_command(s->c, s->mask);
 }
 
-/* A raw clone, not fork(): glibc's fork() takes the malloc, stdio and
+/* The command's process. For a command known now (not a warm pool's, which
+ * waits for its command first): exec_command on a stack of its own in
+ * init's memory (CLONE_VM | CLONE_VFORK, as posix_spawn does), init
+ * suspended until it has exec'd or exited. No copy of init's address space
+ * is made, faulted in and torn down again at the exec: most of a fork's
+ * cost. Otherwise, and in sanitizer builds (RF_SHARED_VM_CLONE), a copy.
+ * Raw clones, not fork(): glibc's fork() takes the malloc, stdio and
  * atfork locks, which another thread of a multithreaded caller may have
  * held at the moment of clone3; in this copy nobody would release them.
- * (Not vfork(): under AddressSanitizer its interceptor maps memory, which
- * the memory rlimit just applied can refuse.) Returns 0 in a pool's
- * command process, which goes on from here. */
+ * Nor the vfork() function: under AddressSanitizer its interceptor maps
+ * memory, which the memory rlimit just applied can refuse. Returns 0 in a
+ * pool's command process, which goes on from here. */
 static pid_t spawn_command(rf_native_ctx *c, const sigset_t *mask)
 {
     if (c->plan->deferred || !RF_SHARED_VM_CLONE)

@@ -6,8 +6,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <linux/sched.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -92,8 +92,8 @@ int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gi
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = clone(hold_namespace, stack + sizeof stack, (RF_SHARED_VM_CLONE ? CLONE_VM : 0) | CLONE_NEWUSER | SIGCHLD,
-                      sync);
+    int flags = (RF_SHARED_VM_CLONE ? CLONE_VM : 0) | CLONE_NEWUSER | SIGCHLD;
+    pid_t pid = clone(hold_namespace, stack + sizeof stack, flags, sync);
     int e = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pid < 0) {
