@@ -22,6 +22,17 @@ in_ok "loopback inside the sandbox works (listen and connect on 127.0.0.1)" loop
 expect_exit 0 "the sandbox has only a loopback interface" rf run -- cat /proc/net/dev
 check "no interface but lo in /proc/net/dev" \
     test "$(tail -n +3 <<<"$OUT" | awk -F: '{gsub(/ /, "", $1); print $1}' | grep -cvx lo)" = 0
+# Each sandbox has a network namespace of its own (a root caller's is made
+# by its userns helper beside the start and handed over): two at once,
+# each holding its namespace open, never share one, nor the host's.
+rf run -- sh -c 'readlink /proc/self/ns/net; sleep 1' >"$SCRATCH/ns1" 2>/dev/null &
+ns_pid=$!
+ns2=$(rf run -- readlink /proc/self/ns/net 2>/dev/null)
+wait $ns_pid
+ns1=$(cat "$SCRATCH/ns1")
+host_ns=$(readlink /proc/self/ns/net)
+check "two sandboxes at once have two network namespaces (${ns1:-?} ${ns2:-?}), neither the host's" \
+    test -n "$ns1" -a -n "$ns2" -a "$ns1" != "$ns2" -a "$ns1" != "$host_ns" -a "$ns2" != "$host_ns"
 
 # ── Host abstract unix socket ──
 abstract="rf-sec-$TOKEN"
