@@ -75,22 +75,6 @@ static int wait_for_go(rf_native_ctx *c, rf_setup_fail *f)
     return 0;
 }
 
-/* A root caller's network namespace, made (lo up) by its userns helper
- * while the caller cloned us; it comes before "go". */
-static int enter_callers_netns(rf_native_ctx *c, rf_setup_fail *f)
-{
-    if (!c->netns_from_caller)
-        return 0;
-    int fd = rf_msg_recv_fd(c->sock);
-    if (fd < 0) {
-        errno = ECANCELED;
-        return rf_fail(f, "receive the network namespace", NULL);
-    }
-    int rc = setns(fd, CLONE_NEWNET);
-    close(fd);
-    return rc < 0 ? rf_fail(f, "enter the network namespace", NULL) : 0;
-}
-
 /* The parent-death signal is cleared by every credential change, so it is
  * set again after the last one, then the caller is checked to still be
  * there (it could have died in between). */
@@ -236,7 +220,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     sigset_t oldmask;
 
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || setup_stdio(c, &f) < 0 ||
-        close_inherited(c, &f) < 0 || enter_callers_netns(c, &f) < 0 || wait_for_go(c, &f) < 0)
+        close_inherited(c, &f) < 0 || wait_for_go(c, &f) < 0)
         die(c, &f);
     rf_fault_child_point(c->fault_fd, c->sock, "child-go");
     /* The caller has moved us into the sandbox's cgroups by now: a cgroup
@@ -244,7 +228,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     if (c->late_cgroupns && unshare(CLONE_NEWCGROUP) < 0 && rf_fail(&f, "cgroup namespace", NULL) < 0)
         die(c, &f);
     /* The network first: the caller waits for the proxy's socket. */
-    if ((plan->clone_flags & CLONE_NEWNET) && !c->netns_from_caller && rf_net_loopback_up(&f) < 0)
+    if ((plan->clone_flags & CLONE_NEWNET) && rf_net_loopback_up(&f) < 0)
         die(c, &f);
     if (c->net_fd >= 0 && rf_net_send_proxy_listener(c->net_fd, &f) < 0)
         die(c, &f);

@@ -29,7 +29,6 @@ typedef struct rf_native_ctx {
     int sock;        /* child's end of the report channel */
     int userns_fd;   /* root caller: the mapped user namespace to enter, else -1 */
     int net_fd;      /* network: allowlist: child's end of the socket channel, else -1 */
-    bool netns_from_caller; /* the network namespace comes over sock before "go" (userns.c) */
     rf_mount_src *srcs; /* one per plan mount and one for the cached /etc, filled in the child */
     const char *etc_cache; /* the cached /etc's directory, or "" (etc-cache.c) */
     int stdio[3];    /* -1: inherit */
@@ -96,27 +95,9 @@ int rf_net_serve_socket_request(int chan); /* -1: channel closed */
 /* userns.c */
 int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host,
                          rf_error **err);
-/* A root caller's user namespace mapping uid_in→uid_host (idmapped binds
- * and the identity the sandbox enters), held by a helper process, and with
- * `net` its network namespace, made by the helper while the caller goes on.
- * start: userns_fd set, or -1 with nothing left. netns: wait for the
- * network namespace, return an fd of it. release: let the helper go and
- * reap it (always, before h goes out of scope: its stack is in h). */
-typedef struct {
-    uid_t uid_in, uid_host;
-    gid_t gid_in, gid_host;
-} rf_userns_ids;
-typedef struct rf_userns_helper {
-    pid_t pid;
-    int sync[2];  /* caller → helper: a byte releases it */
-    int ready[2]; /* helper → caller: its network namespace is up (0) or not (an errno) */
-    int userns_fd;
-    bool net;
-    _Alignas(16) char stack[16384];
-} rf_userns_helper;
-int rf_userns_helper_start(rf_userns_helper *h, const rf_userns_ids *ids, bool net, rf_error **err);
-int rf_userns_helper_netns(rf_userns_helper *h, rf_error **err);
-void rf_userns_helper_release(rf_userns_helper *h);
+/* A user namespace mapping uid_in→uid_host, for a root caller (idmapped
+ * binds and the identity the sandbox enters). Returns an fd or -1. */
+int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host, rf_error **err);
 
 /* confine.c: what the caller prepares (allocating) and the child applies
  * (not allocating): the Landlock rules mirroring the mounts and the

@@ -50,23 +50,10 @@ static void clone_into_cgroup(struct clone_args *args, rf_native_ctx *ctx, const
     }
 }
 
-/* The network namespace the userns helper made meanwhile, to the child
- * (which enters it before anything else). */
-static int hand_netns(rf_userns_helper *helper, int sock, rf_error **err)
-{
-    int fd = rf_userns_helper_netns(helper, err);
-    if (fd < 0)
-        return -1;
-    int rc = rf_msg_send_fd(sock, fd);
-    close(fd);
-    return rc < 0 ? rf_error_set(err, errno, "hand the network namespace to the sandbox") : 0;
-}
-
 /* The child is waiting for "go": put it in its cgroups, write its id maps
- * (unprivileged caller), hand it its network namespace (root caller), then
- * let it start. */
+ * (unprivileged caller), then let it start. */
 static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int sock, int net_chan,
-                              rf_backend_start *start, rf_userns_helper *helper, rf_error **err)
+                              rf_backend_start *start, rf_error **err)
 {
     rf_proc *proc = rf_proc_new(pid, pidfd, sock, &plan->limits);
     if (!proc) {
@@ -90,8 +77,6 @@ static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int soc
         goto fail;
     }
     rf_fault_point("uid-map");
-    if (helper->net && hand_netns(helper, sock, err) < 0)
-        goto fail;
     if (rf_msg_send(sock, RF_MSG_GO, 0, NULL, NULL) < 0) {
         rf_error_set(err, errno, "start the sandbox");
         goto fail;
@@ -121,7 +106,6 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     int sv[2] = { -1, -1 }, nv[2] = { -1, -1 }, userns_fd = -1;
     rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .net_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how,
                           .fault_fd = -1 };
-    rf_userns_helper helper = { .pid = -1, .sync = { -1, -1 }, .ready = { -1, -1 }, .userns_fd = -1 };
     _cleanup_free_ rf_mount_src *srcs = calloc(plan->n_mounts + 1, sizeof(*srcs));
     if (!srcs) {
         rf_error_set(err, ENOMEM, "spawn");
@@ -132,13 +116,10 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
         rf_error_set(err, errno, "socketpair");
         goto fail;
     }
-    if (plan->caller_is_root) {
-        rf_userns_ids ids = { plan->uid_inside, plan->uid_host, plan->gid_inside, plan->gid_host };
-        if (rf_userns_helper_start(&helper, &ids, (plan->clone_flags & CLONE_NEWNET) != 0, err) < 0)
-            goto fail;
-        userns_fd = helper.userns_fd;
-    }
-    ctx.netns_from_caller = helper.net;
+    if (plan->caller_is_root &&
+        (userns_fd = rf_userns_create_mapped(plan->uid_inside, plan->uid_host, plan->gid_inside, plan->gid_host,
+                                             err)) < 0)
+        goto fail;
     ctx.sock = sv[1];
     ctx.net_fd = nv[1];
     ctx.userns_fd = userns_fd;
@@ -155,8 +136,6 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     uint64_t flags = (uint64_t)plan->clone_flags | CLONE_PIDFD;
     if (plan->caller_is_root)
         flags &= ~(uint64_t)CLONE_NEWUSER; /* entered later, see sandbox.c */
-    if (helper.net)
-        flags &= ~(uint64_t)CLONE_NEWNET; /* the helper's, handed over before "go" */
     struct clone_args args = { .flags = flags, .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
     clone_into_cgroup(&args, &ctx, start.cgroup);
     ctx.fault_fd = rf_fault_arm();
@@ -175,14 +154,11 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
         close(sv[0]);
         if (nv[0] >= 0)
             close(nv[0]);
-        rf_userns_helper_release(&helper);
         rf_backend_start_release(&start);
         clone_error(e, err);
         return NULL;
     }
-    rf_proc *proc = release_child(plan, pid, pidfd, sv[0], nv[0], &start, &helper, err);
-    rf_userns_helper_release(&helper);
-    return proc;
+    return release_child(plan, pid, pidfd, sv[0], nv[0], &start, err);
 
 fail:
     rf_confine_release(&ctx);
@@ -194,7 +170,6 @@ fail:
     }
     if (userns_fd >= 0)
         close(userns_fd);
-    rf_userns_helper_release(&helper);
     rf_backend_start_release(&start);
     return NULL;
 }

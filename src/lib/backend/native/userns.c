@@ -65,108 +65,55 @@ int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, 
     return write_file(path, map, err);
 }
 
-/* The helper holds the namespace alive until the caller has opened it.
- * The caller writes a byte to release it: waiting for EOF instead would
- * hang when a concurrent spawn on another thread has forked a copy of the
- * write end, and two such helpers would wait on each other for ever.
- *
- * With `net`, it also makes the sandbox's network namespace (owned by this
- * user namespace, as an unprivileged caller's is) and brings lo up, while
- * the caller goes on preparing and cloning the sandbox; the caller then
- * opens it and hands it to the child (rf_userns_helper_netns). Creating a
- * network namespace is half a millisecond of kernel work that no longer
- * waits in line.
- *
- * It shares the caller's memory (CLONE_VM) on a stack of its own: no copy
- * of the caller's address space to make and tear down. Every signal is
- * blocked in it (the mask is set around the clone), so none interrupts it.
- * It shares the errno of the caller's thread too: it only writes it when a
- * call of its own fails, which it reports in its byte, and then the start
- * fails anyway. */
+/* The helper only holds the namespace alive until the caller has opened
+ * it. The caller writes a byte: waiting for EOF instead would hang when a
+ * concurrent spawn on another thread has forked a copy of the write end,
+ * and two such helpers would wait on each other for ever. It shares the
+ * caller's memory (CLONE_VM) on a stack of its own: no copy of the
+ * caller's address space to make and tear down, which was most of the
+ * helper's cost. Every signal is blocked in it (the mask is set around the
+ * clone), so its read cannot fail and it never writes the errno it shares
+ * with the caller's thread. */
 static int hold_namespace(void *arg)
 {
-    rf_userns_helper *h = arg;
-    close(h->sync[1]); /* its copy: a caller that dies leaves it EOF, not a wait for ever */
-    if (h->net) {
-        unsigned char e = 0;
-        rf_setup_fail f;
-        if (unshare(CLONE_NEWNET) < 0)
-            e = EPERM;
-        else if (rf_net_loopback_up(&f) < 0)
-            e = EIO;
-        (void)!write(h->ready[1], &e, 1);
-    }
+    const int *sync = arg;
     char c;
-    (void)!read(h->sync[0], &c, 1);
+    close(sync[1]); /* its copy: a caller that dies leaves it EOF, not a wait for ever */
+    (void)!read(sync[0], &c, 1);
     return 0;
 }
 
-int rf_userns_helper_start(rf_userns_helper *h, const rf_userns_ids *ids, bool net, rf_error **err)
+int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host, rf_error **err)
 {
-    *h = (rf_userns_helper){ .pid = -1, .sync = { -1, -1 }, .ready = { -1, -1 }, .userns_fd = -1, .net = net };
-    if (pipe2(h->sync, O_CLOEXEC) < 0 || (net && pipe2(h->ready, O_CLOEXEC) < 0)) {
-        rf_error_set(err, errno, "pipe");
-        rf_userns_helper_release(h);
-        return -1;
-    }
+    int sync[2];
+    if (pipe2(sync, O_CLOEXEC) < 0)
+        return rf_error_set(err, errno, "pipe");
+    _Alignas(16) char stack[16384];
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int flags = (RF_SHARED_VM_CLONE ? CLONE_VM : 0) | CLONE_NEWUSER | SIGCHLD;
-    h->pid = clone(hold_namespace, h->stack + sizeof h->stack, flags, h);
+    pid_t pid = clone(hold_namespace, stack + sizeof stack, flags, sync);
     int e = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (h->pid < 0) {
-        rf_error_set(err, e, "create a user namespace for the id mapping");
-        rf_userns_helper_release(h);
-        return -1;
+    if (pid < 0) {
+        close(sync[0]);
+        close(sync[1]);
+        return rf_error_set(err, e, "create a user namespace for the id mapping");
     }
-    if (rf_userns_write_maps(h->pid, ids->uid_in, ids->uid_host, ids->gid_in, ids->gid_host, err) == 0) {
+    int fd = -1;
+    if (rf_userns_write_maps(pid, uid_in, uid_host, gid_in, gid_host, err) == 0) {
         char path[64];
-        snprintf(path, sizeof path, "/proc/%d/ns/user", (int)h->pid);
-        h->userns_fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (h->userns_fd < 0)
+        snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
             rf_error_set(err, errno, "open %s", path);
     }
-    if (h->userns_fd < 0) {
-        rf_userns_helper_release(h);
-        return -1;
-    }
-    return 0;
-}
-
-int rf_userns_helper_netns(rf_userns_helper *h, rf_error **err)
-{
-    unsigned char e = EIO;
-    ssize_t n;
-    do
-        n = read(h->ready[0], &e, 1);
-    while (n < 0 && errno == EINTR);
-    if (n != 1 || e != 0)
-        return rf_error_set(err, n == 1 ? e : EIO, "create the sandbox's network namespace%s",
-                            n == 1 && e == EIO ? ": bring the loopback interface up" : "");
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/ns/net", (int)h->pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        rf_error_set(err, errno, "open %s", path);
+    (void)!write(sync[1], "", 1);
+    /* Its stack is in this frame: return only once it has exited. */
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    close(sync[0]);
+    close(sync[1]);
     return fd;
-}
-
-void rf_userns_helper_release(rf_userns_helper *h)
-{
-    if (h->pid > 0) {
-        (void)!write(h->sync[1], "", 1);
-        /* Its stack is h->stack: return only once it has exited. */
-        while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        h->pid = -1;
-    }
-    for (int i = 0; i < 2; i++) {
-        if (h->sync[i] >= 0)
-            close(h->sync[i]);
-        if (h->ready[i] >= 0)
-            close(h->ready[i]);
-        h->sync[i] = h->ready[i] = -1;
-    }
 }
