@@ -23,6 +23,13 @@ typedef enum {
 /* Largest host file copied instead of bound (RF_MOUNT_COPY). */
 #define RF_COPY_MAX (1024 * 1024)
 
+/* What may be copied: a small regular file everyone may read (checked by
+ * the planner, again on the file actually opened, and by the /etc cache). */
+static inline bool rf_copy_allowed(const struct stat *st)
+{
+    return S_ISREG(st->st_mode) && (st->st_mode & S_IROTH) && st->st_size <= RF_COPY_MAX;
+}
+
 typedef struct rf_mount {
     rf_mount_type type;
     char *source;    /* host path (BIND), link text (SYMLINK), else NULL */

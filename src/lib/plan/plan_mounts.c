@@ -79,7 +79,7 @@ static rf_mount *last_mount(rf_plan *plan)
 static int add_etc_file(rf_plan *plan, const char *source, const char *target, const struct stat *st,
                         rf_error **err)
 {
-    bool copy = S_ISREG(st->st_mode) && (st->st_mode & S_IROTH) && st->st_size <= RF_COPY_MAX;
+    bool copy = rf_copy_allowed(st);
     if (rf_plan_add_mount(plan, copy ? RF_MOUNT_COPY : RF_MOUNT_BIND, source, target, false, "etc", err) < 0)
         return -1;
     if (copy)

@@ -10,6 +10,7 @@
 #include "seccomp/seccomp.h"
 #include "seccomp/seccomp-table.h"
 #include "util/cleanup.h"
+#include "util/hash.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,50 +24,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void mix(uint64_t *h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++)
-        *h = (*h ^ p[i]) * 1099511628211ULL; /* FNV-1a */
-}
-
-static void mix_str(uint64_t *h, const char *s)
-{
-    mix(h, s ? s : "", s ? strlen(s) + 1 : 1);
-}
-
 static void mix_strv(uint64_t *h, char *const *v)
 {
     for (size_t i = 0; v && v[i]; i++)
-        mix_str(h, v[i]);
-    mix(h, "|", 1);
+        rf_hash_mix_str(h, v[i]);
+    rf_hash_mix(h, "|", 1);
 }
 
 static uint64_t cache_key(const rf_seccomp_request *req)
 {
-    uint64_t h = 14695981039346656037ULL;
-    mix_str(&h, RF_VERSION);
+    uint64_t h = RF_HASH_INIT;
+    rf_hash_mix_str(&h, RF_VERSION);
     const struct scmp_version *v = seccomp_version();
     if (v)
-        mix(&h, v, sizeof *v);
+        rf_hash_mix(&h, v, sizeof *v);
     uint32_t arch = seccomp_arch_native();
-    mix(&h, &arch, sizeof arch);
+    rf_hash_mix(&h, &arch, sizeof arch);
     Dl_info info;
     struct stat st;
     if (dladdr((void *)cache_key, &info) && info.dli_fname && stat(info.dli_fname, &st) == 0) {
-        mix(&h, &st.st_ino, sizeof st.st_ino);
-        mix(&h, &st.st_size, sizeof st.st_size);
-        mix(&h, &st.st_mtim, sizeof st.st_mtim);
+        rf_hash_mix(&h, &st.st_ino, sizeof st.st_ino);
+        rf_hash_mix(&h, &st.st_size, sizeof st.st_size);
+        rf_hash_mix(&h, &st.st_mtim, sizeof st.st_mtim);
     }
     size_t n;
     const rf_seccomp_rule *rules = rf_seccomp_rules(&n);
     for (size_t i = 0; i < n; i++) {
-        mix_str(&h, rules[i].name);
+        rf_hash_mix_str(&h, rules[i].name);
         int row[4] = { rules[i].fallback_nr, rules[i].errnum, (int)rules[i].args, rules[i].strict_only };
-        mix(&h, row, sizeof row);
+        rf_hash_mix(&h, row, sizeof row);
     }
     int flags[2] = { (int)req->profile, req->deny_inet };
-    mix(&h, flags, sizeof flags);
+    rf_hash_mix(&h, flags, sizeof flags);
     mix_strv(&h, req->deny);
     mix_strv(&h, req->allow);
     return h;

@@ -21,6 +21,7 @@
  * and removing it would detach its /etc. */
 #include "backend/native/sandbox.h"
 #include "util/cleanup.h"
+#include "util/hash.h"
 #include "util/path.h"
 
 #include <errno.h>
@@ -81,30 +82,13 @@ static bool etc_itself_mounted(const rf_plan *plan)
     return false;
 }
 
-static void mix(uint64_t *h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++)
-        *h = (*h ^ p[i]) * 1099511628211ULL; /* FNV-1a */
-}
-
-static void mix_str(uint64_t *h, const char *s)
-{
-    mix(h, s ? s : "", s ? strlen(s) + 1 : 1);
-}
-
 /* What a copy's source must still be when it is copied. */
 static void mix_stat(uint64_t *h, const struct stat *st)
 {
     const int64_t v[] = { (int64_t)st->st_dev,         (int64_t)st->st_ino,          (int64_t)st->st_size,
                           (int64_t)st->st_mode,        (int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec,
                           (int64_t)st->st_ctim.tv_sec, (int64_t)st->st_ctim.tv_nsec };
-    mix(h, v, sizeof v);
-}
-
-static bool copyable(const struct stat *st)
-{
-    return S_ISREG(st->st_mode) && (st->st_mode & S_IROTH) && st->st_size <= RF_COPY_MAX;
+    rf_hash_mix(h, v, sizeof v);
 }
 
 /* The key, from each copy's source as the plan saw it (its lstat, or the
@@ -112,22 +96,22 @@ static bool copyable(const struct stat *st)
  * world-readable file (the child's copy then fails as it should). */
 static bool cache_key(const rf_plan *plan, uint64_t *key)
 {
-    uint64_t h = 14695981039346656037ULL;
-    mix_str(&h, ETC_CACHE_FORMAT);
-    mix_str(&h, RF_VERSION);
+    uint64_t h = RF_HASH_INIT;
+    rf_hash_mix_str(&h, ETC_CACHE_FORMAT);
+    rf_hash_mix_str(&h, RF_VERSION);
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const rf_mount *m = &plan->mounts[i];
         bool covered = rf_etc_cache_covers(plan, i);
         if (!covered && !needs_mount_point(plan, i))
             continue;
         int kind = covered ? (int)m->type : m->type == RF_MOUNT_BIND && !m->source_dir ? -1 : -2;
-        mix(&h, &kind, sizeof kind);
-        mix_str(&h, m->target);
+        rf_hash_mix(&h, &kind, sizeof kind);
+        rf_hash_mix_str(&h, m->target);
         if (!covered)
             continue;
-        mix_str(&h, m->source);
+        rf_hash_mix_str(&h, m->source);
         if (m->type == RF_MOUNT_COPY) {
-            if (!copyable(&m->copied))
+            if (!rf_copy_allowed(&m->copied))
                 return false;
             mix_stat(&h, &m->copied);
         }
@@ -172,7 +156,7 @@ static int put_copy(int dirfd, const char *name, const rf_mount *m)
 {
     struct stat before, after;
     _cleanup_close_ int in = open(m->source, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-    if (in < 0 || fstat(in, &before) < 0 || !copyable(&before) || !same_file(&before, &m->copied))
+    if (in < 0 || fstat(in, &before) < 0 || !rf_copy_allowed(&before) || !same_file(&before, &m->copied))
         return -1;
     _cleanup_close_ int out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     rf_mount_src src = { .fd = in, .size = before.st_size };

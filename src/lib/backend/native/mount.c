@@ -155,7 +155,7 @@ static int open_copy_source(const rf_mount *m, rf_mount_src *src)
     src->fd = open(m->source, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (src->fd < 0 || fstat(src->fd, &st) < 0)
         return -1;
-    if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IROTH) || st.st_size > RF_COPY_MAX) {
+    if (!rf_copy_allowed(&st)) {
         errno = EPERM;
         return -1;
     }
