@@ -5,7 +5,7 @@
 # serve), `ringfence run` (a sandbox built for the command), bubblewrap's
 # closest line. Ratios to bare exec; then the serving process's memory per
 # idle sandbox (the PSS of the server and every process below it, divided
-# by the pool size).
+# by the pool size, and of the idle inits alone).
 #
 #   bench/pool.sh [BUILD_DIR] [RUNS] [POOL_SIZE]     (default: build, 300, 4)
 #
@@ -38,8 +38,8 @@ print("run --via vs bare exec: %.2fx (target <= 1.5x); vs run: %.2fx" % (w["via"
 if "bwrap" in w:
     print("run --via vs bwrap: %.2fx" % (w["via"] / w["bwrap"]))
 PY
-# PSS, not RSS: an idle sandbox's init and the process it forked ahead for
-# the command share most of their pages with each other and the server.
+# PSS, not RSS: shared pages (the binary, libraries) divided among the
+# processes that map them.
 pss() { awk '/^Pss:/ {print $2}' "/proc/$1/smaps_rollup" 2>/dev/null || echo 0; }
 tree_pss() { # the server and every process below it
     local sum; sum=$(pss "$1")
@@ -47,4 +47,6 @@ tree_pss() { # the server and every process below it
     echo "$sum"
 }
 total=$(tree_pss "$server")
-echo "serve: $((total / 1024)) MiB PSS for $size idle sandboxes (the server, their inits and waiting command processes): $((total / size)) KiB each"
+inits=$((total - $(pss "$server")))
+echo "serve: $((total / 1024)) MiB PSS for $size idle sandboxes (the server and their inits): $((total / size)) KiB each;" \
+     "the inits alone $((inits / size)) KiB each"

@@ -8,7 +8,7 @@
 sock="$SCRATCH/pool.sock"
 
 start_server() {
-    "$RINGFENCE" serve --socket "$sock" --pool-size 3 "$@" >"$SCRATCH/serve.log" 2>&1 &
+    RF_POOL_SECRET="pool-env-$TOKEN" "$RINGFENCE" serve --socket "$sock" --pool-size 3 "$@" >"$SCRATCH/serve.log" 2>&1 &
     server=$!
     wait_until 10 test -S "$sock" || { fail "ringfence serve starts"; diag "$(cat "$SCRATCH/serve.log")"; exit 0; }
 }
@@ -22,9 +22,10 @@ contains "in our working directory" "$OUT" "$WS"
 expect_exit 3 "its exit status comes back" rf run --via "$sock" -- sh -c 'exit 3'
 expect_exit 127 "a missing command is 127" rf run --via "$sock" -- no-such-command-here
 echo from-stdin | { expect_exit 0 "stdin is ours" rf run --via "$sock" -- cat; }
-# The command's process was forked before the request and read it from the
-# sandbox's report channel: neither that channel nor init's exec gate may
-# reach the command. ls's own: its stdio and the directory it reads.
+# init read the request from the sandbox's report channel and started the
+# command's process: neither that channel nor the descriptors the request
+# carried may reach the command but as its stdio. ls's own: its stdio and
+# the directory it reads.
 expect_exit 0 "a command lists its descriptors" rf run --via "$sock" -- sh -c 'exec ls /proc/self/fd'
 check "it holds its stdio and nothing else of the sandbox's ($(echo $OUT))" test "$(echo $OUT)" = "0 1 2 3"
 
@@ -113,8 +114,50 @@ expect_exit 0 "after an edit of the workspace configuration, requests with it ar
 contains "the server said it rebuilt" "$(cat "$SCRATCH/serve.log")" "rebuilding"
 rm -f "$WS/.ringfence.json"
 
-# Killing the server leaves nothing: no sandbox process, no socket user.
+# A ready sandbox's init is a copy of the server: once built, it gives the
+# server's memory back (backend/native/shed.c). Neither the server's
+# environment nor an earlier request's words are left in it. Read as
+# root: the command itself cannot read its init (not dumpable).
 sleep 1
+if ldd "$RINGFENCE" 2>/dev/null | grep -qE 'lib(a|t)san'; then
+    skip "a ready init holds none of the server's memory" "a sanitizer build keeps the copy (its shadow memory is anonymous too)"
+elif is_root; then
+    expect_exit 0 "a command whose words hold a secret runs" rf run --via "$sock" -- sh -c ": req-$TOKEN"
+    sleep 1.5 # the pool refills: forks of a server that has seen that request
+    found=$(python3 - "$server" "pool-env-$TOKEN" "req-$TOKEN" <<'PY'
+import os, re, sys
+server, secrets = sys.argv[1], [s.encode() for s in sys.argv[2:]]
+hits, inits = set(), 0
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        if open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1] != server:
+            continue
+        maps = open(f"/proc/{pid}/maps").read().splitlines()
+        mem = open(f"/proc/{pid}/mem", "rb", 0)
+    except OSError:
+        continue
+    inits += 1
+    for line in maps:
+        lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+        if line.split()[1][0] != "r" or "[vsyscall]" in line:
+            continue
+        try:
+            mem.seek(lo)
+            data = mem.read(hi - lo)
+        except OSError:
+            continue
+        hits.update(s.decode() for s in secrets if s in data)
+print(f"{inits} ready inits read; found: {' '.join(sorted(hits)) or 'nothing'}")
+PY
+)
+    contains "the ready sandboxes' inits could be read" "$found" "ready inits read"
+    lacks "no ready init holds the server's environment ($found)" "$found" "pool-env-$TOKEN"
+    lacks "no ready init holds an earlier request's words ($found)" "$found" "req-$TOKEN"
+else
+    skip "a ready init holds none of the server's memory" "reading another process's memory needs root"
+fi
+
+# Killing the server leaves nothing: no sandbox process, no socket user.
 pids_before=$(pgrep -P "$server" | wc -l)
 check "the server keeps its ready sandboxes ($pids_before)" test "$pids_before" -ge 1
 kill -9 "$server"

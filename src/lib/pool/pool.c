@@ -181,6 +181,16 @@ static bool alive(rf_proc *proc)
     return poll(&pf, 1, 0) == 0;
 }
 
+/* Tell the filler one was taken. After the hand-over, not before: waking
+ * a thread (often on an idle CPU) costs the waker tens of microseconds,
+ * which would delay the command. */
+static void wake_filler(rf_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+}
+
 /* A ready sandbox, or one built now when none is. */
 static rf_proc *take(rf_pool *p, rf_error **err)
 {
@@ -188,7 +198,6 @@ static rf_proc *take(rf_pool *p, rf_error **err)
         pthread_mutex_lock(&p->lock);
         rf_proc *proc = p->n_idle ? p->idle[--p->n_idle] : NULL;
         p->used++;
-        pthread_cond_signal(&p->wake);
         pthread_mutex_unlock(&p->lock);
         if (!proc)
             return build_one(p, err);
@@ -227,13 +236,18 @@ rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, rf_error **err)
         return NULL;
     }
     rf_proc *proc = take(p, err);
-    if (!proc)
+    if (!proc) {
+        wake_filler(p);
         return NULL;
+    }
     char **env = environment(p->plan, req->env_add);
     int fds[3] = { req->stdio.in_fd >= 0 ? req->stdio.in_fd : 0, req->stdio.out_fd >= 0 ? req->stdio.out_fd : 1,
                    req->stdio.err_fd >= 0 ? req->stdio.err_fd : 2 };
     int rc = env ? rf_deferred_send(proc->sock, req->argv, env, req->cwd, fds) : -1;
+    int e = errno;
     rf_strv_free(env);
+    wake_filler(p);
+    errno = e;
     if (rc < 0) {
         rf_proc_free(proc);
         rf_error_set(err, errno ? errno : ENOMEM, "pool: hand the command to a sandbox");

@@ -3,13 +3,18 @@
  * every wall is up (namespaces, mounts, identity, limits, Landlock,
  * seccomp), and init waits for one RF_MSG_RUN on the report channel: the
  * command's argv, environment and working directory, with its stdin,
- * stdout and stderr passed as descriptors. It runs that one command and
- * ends like any sandbox. The child side never allocates (see sandbox.h):
- * the message lands in a static buffer and is split in place. */
+ * stdout and stderr passed as descriptors. init reads it itself and only
+ * then starts the command's process, as it starts a command known from
+ * the beginning (rf_command_clone: no copy of its address space to throw
+ * away at the exec, and no other reader of the channel). It runs that one
+ * command and ends like any sandbox. The child side never allocates (see
+ * sandbox.h): the message lands in a static buffer and is split in
+ * place. */
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,6 +23,12 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
+
+typedef struct deferred_cmd {
+    char **argv, **env;
+    const char *cwd; /* "" : stay in the plan's */
+    int fds[3];      /* stdin, stdout, stderr */
+} deferred_cmd;
 
 struct run_header {
     int32_t type; /* RF_MSG_RUN */
@@ -43,7 +54,7 @@ static int split(char **p, const char *end, uint32_t n, char **v)
     return 0;
 }
 
-int rf_deferred_wait(int sock, rf_deferred_cmd *cmd, rf_setup_fail *f)
+static int wait_for_command(int sock, deferred_cmd *cmd, rf_setup_fail *f)
 {
     union {
         char buf[CMSG_SPACE(3 * sizeof(int))];
@@ -113,14 +124,19 @@ static int exec_search(char *const *argv, char *const *env)
     return -1;
 }
 
-_Noreturn void rf_deferred_exec(const rf_deferred_cmd *cmd, int report_sock)
+/* In the command's process: stdio from the request, then exec. The
+ * received descriptors are close-on-exec, and init has closed its own
+ * stdio, so some may already be 0, 1 or 2, in any order: each is first
+ * duplicated above 2, then put in place (dup2 clears close-on-exec). */
+static _Noreturn void exec_deferred(const deferred_cmd *cmd, int report_sock)
 {
+    int high[3];
     for (int i = 0; i < 3; i++)
-        if (dup2(cmd->fds[i], i) < 0)
+        if ((high[i] = fcntl(cmd->fds[i], F_DUPFD_CLOEXEC, 3)) < 0)
             _exit(RF_EXIT_FAILURE);
     for (int i = 0; i < 3; i++)
-        if (cmd->fds[i] > 2)
-            close(cmd->fds[i]);
+        if (dup2(high[i], i) < 0)
+            _exit(RF_EXIT_FAILURE);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -133,6 +149,30 @@ _Noreturn void rf_deferred_exec(const rf_deferred_cmd *cmd, int report_sock)
     int e = errno;
     rf_msg_send(report_sock, RF_MSG_EXEC_ERROR, e, "execve", cmd->argv[0]);
     _exit(e == ENOENT ? RF_EXIT_NOT_FOUND : RF_EXIT_CANNOT_EXEC);
+}
+
+static deferred_cmd pending;
+static int pending_sock = -1;
+
+static int start_pending(void *arg)
+{
+    (void)arg;
+    exec_deferred(&pending, pending_sock);
+}
+
+pid_t rf_deferred_start(int sock, rf_setup_fail *f)
+{
+    if (wait_for_command(sock, &pending, f) < 0)
+        return -1;
+    pending_sock = sock;
+    pid_t pid = rf_command_clone(start_pending, NULL);
+    int e = errno;
+    for (int i = 0; i < 3; i++)
+        close(pending.fds[i]); /* the command's now: a reader sees EOF when it ends */
+    errno = e;
+    if (pid < 0)
+        return rf_fail(f, "start the command", NULL);
+    return pid;
 }
 
 /* The caller's side: one message, the three descriptors attached. */

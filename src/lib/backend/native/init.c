@@ -22,17 +22,17 @@
 
 const int rf_init_forwarded[RF_INIT_N_FORWARDED] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
-static int socket_chan = -1; /* rf_init_serve_sockets */
-static int gate_fd = -1;     /* rf_init_gate */
+static int socket_chan = -1;    /* rf_init_serve_sockets */
+static bool awaiting_command;    /* rf_init_await_command */
 
 void rf_init_serve_sockets(int chan)
 {
     socket_chan = chan;
 }
 
-void rf_init_gate(int gate)
+void rf_init_await_command(void)
 {
-    gate_fd = gate;
+    awaiting_command = true;
 }
 
 typedef struct init_state {
@@ -94,9 +94,25 @@ static void handle_signal(init_state *s, int sfd)
             continue;
         }
         for (size_t i = 0; i < RF_INIT_N_FORWARDED; i++)
-            if (sig == rf_init_forwarded[i] && !s->done)
+            if (sig == rf_init_forwarded[i] && !s->done && s->command > 0)
                 kill(s->command, sig);
     }
+}
+
+/* A warm pool's sandbox: the first message is the command. A channel
+ * closed before it means the caller is gone; anything else ends the
+ * sandbox as a failed setup would. */
+static void start_awaited(init_state *s)
+{
+    rf_setup_fail f = { 0 };
+    awaiting_command = false;
+    s->command = rf_deferred_start(s->sock, &f);
+    if (s->command > 0)
+        return;
+    if (f.errnum == ECANCELED)
+        caller_gone(s);
+    rf_msg_send(s->sock, RF_MSG_SETUP_ERROR, f.errnum, f.step, f.detail);
+    _exit(RF_EXIT_FAILURE);
 }
 
 static void handle_message(init_state *s)
@@ -124,24 +140,24 @@ _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops)
     if (ops)
         sigaddset(&mask, ops->parent_death_signal);
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sfd < 0 && awaiting_command)
+        start_awaited(&s); /* no signalfd: block for the command, then wait for it */
     s.done = sfd < 0; /* without a signalfd, fall back to a plain wait */
     if (s.done)
-        while (waitpid(command, &s.status, 0) < 0 && errno == EINTR)
+        while (waitpid(s.command, &s.status, 0) < 0 && errno == EINTR)
             ;
     while (!s.done) {
-        /* A negative fd is ignored by poll: the channel waits for the gate. */
-        struct pollfd p[4] = { { .fd = sfd, .events = POLLIN }, { .fd = gate_fd < 0 ? sock : -1, .events = POLLIN },
-                               { .fd = socket_chan, .events = POLLIN }, { .fd = gate_fd, .events = POLLIN } };
-        if (poll(p, 4, -1) < 0)
+        /* A negative fd is ignored by poll. */
+        struct pollfd p[3] = { { .fd = sfd, .events = POLLIN }, { .fd = sock, .events = POLLIN },
+                               { .fd = socket_chan, .events = POLLIN } };
+        if (poll(p, 3, -1) < 0)
             continue;
         if (p[0].revents & POLLIN)
             handle_signal(&s, sfd);
-        if (p[1].fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
+        if ((p[1].revents & (POLLIN | POLLHUP)) && awaiting_command)
+            start_awaited(&s);
+        else if (p[1].revents & (POLLIN | POLLHUP))
             handle_message(&s);
-        if (p[3].revents) { /* only the hang-up: nobody writes to it */
-            close(gate_fd);
-            gate_fd = -1;
-        }
         /* Closed: the caller needs no more sockets (or is gone, which the
          * report channel says too). Stop watching, or poll would spin. */
         if (p[2].revents && ((p[2].revents & POLLIN) ? rf_net_serve_socket_request(socket_chan) < 0 : true))

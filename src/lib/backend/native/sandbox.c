@@ -159,65 +159,58 @@ static int hide_init(rf_setup_fail *f)
     return 0;
 }
 
-static int block_signals(sigset_t *old, rf_setup_fail *f)
+static int block_signals(rf_setup_fail *f)
 {
     sigset_t all;
     sigfillset(&all);
-    if (sigprocmask(SIG_SETMASK, &all, old) < 0)
+    if (sigprocmask(SIG_SETMASK, &all, NULL) < 0)
         return rf_fail(f, "block signals", NULL);
     return 0;
 }
 
-static _Noreturn void exec_command(rf_native_ctx *c, const sigset_t *mask)
+static _Noreturn void exec_command(rf_native_ctx *c)
 {
     const rf_plan *plan = c->plan;
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    (void)mask;
     execve(plan->exec_path, plan->argv, plan->env);
     int e = errno;
     rf_msg_send(c->sock, RF_MSG_EXEC_ERROR, e, "execve", plan->exec_path);
     _exit(e == ENOENT ? RF_EXIT_NOT_FOUND : RF_EXIT_CANNOT_EXEC);
 }
 
-typedef struct {
-    rf_native_ctx *c;
-    const sigset_t *mask;
-} command_start;
-
 static int start_command(void *arg)
 {
-    command_start *s = arg;
-    exec_command(s->c, s->mask);
+    exec_command(arg);
 }
 
-/* The command's process. For a command known now (not a warm pool's, which
- * waits for its command first): exec_command on a stack of its own in
- * init's memory (CLONE_VM | CLONE_VFORK, as posix_spawn does), init
- * suspended until it has exec'd or exited. No copy of init's address space
- * is made, faulted in and torn down again at the exec: most of a fork's
- * cost. Otherwise, and in sanitizer builds (RF_SHARED_VM_CLONE), a copy.
+/* A process for the command: fn(arg) on a stack of its own in our memory
+ * (CLONE_VM | CLONE_VFORK, as posix_spawn does), we suspended until it has
+ * exec'd or exited. No copy of our address space is made, faulted in and
+ * torn down again at the exec: most of a fork's cost. fn must only exec or
+ * _exit. In sanitizer builds (RF_SHARED_VM_CLONE) a copy instead.
  * Raw clones, not fork(): glibc's fork() takes the malloc, stdio and
  * atfork locks, which another thread of a multithreaded caller may have
  * held at the moment of clone3; in this copy nobody would release them.
  * Nor the vfork() function: under AddressSanitizer its interceptor maps
- * memory, which the memory rlimit just applied can refuse. Returns 0 in a
- * pool's command process, which goes on from here. */
-static pid_t spawn_command(rf_native_ctx *c, const sigset_t *mask)
+ * memory, which the memory rlimit just applied can refuse. */
+pid_t rf_command_clone(int (*fn)(void *), void *arg)
 {
-    if (c->plan->deferred || !RF_SHARED_VM_CLONE)
-        return (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
+    if (!RF_SHARED_VM_CLONE) {
+        pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
+        if (pid == 0)
+            _exit(fn(arg));
+        return pid;
+    }
     _Alignas(16) char stack[65536]; /* the child's; unused once it has exec'd */
-    command_start s = { c, mask };
-    return clone(start_command, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &s);
+    return clone(fn, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
 }
 
 _Noreturn void rf_sandbox_child(rf_native_ctx *c)
 {
     const rf_plan *plan = c->plan;
     rf_setup_fail f = { 0 };
-    sigset_t oldmask;
 
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || setup_stdio(c, &f) < 0 ||
         close_inherited(c, &f) < 0 || wait_for_go(c, &f) < 0)
@@ -271,39 +264,24 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         die(c, &f);
     rf_fault_child_point(c->fault_fd, c->sock, "seccomp");
     /* Forwarded signals and SIGCHLD stay blocked from here on, so none is
-     * lost between fork and init's signalfd. */
-    if (block_signals(&oldmask, &f) < 0)
+     * lost between the command's start and init's signalfd. */
+    if (block_signals(&f) < 0)
         die(c, &f);
-    /* A warm pool's sandbox: everything is up. Its command's process is
-     * forked now, ahead of the command, and waits for it on the report
-     * channel: the fork is then off the path from request to exec. Until
-     * that process has exec'd (or died), the channel is its alone: `gate`
-     * (close-on-exec) stays open in it for that long, and init reads the
-     * channel only once the gate has closed. */
-    int gate[2] = { -1, -1 };
-    if (plan->deferred && pipe2(gate, O_CLOEXEC) < 0 && rf_fail(&f, "prepare for the command", NULL) < 0)
+    /* A warm pool's sandbox: everything is up, and init waits for its
+     * command on the report channel (deferred.c). Otherwise the command
+     * starts now. */
+    pid_t cmd = 0;
+    if (plan->deferred)
+        rf_init_await_command();
+    else if ((cmd = rf_command_clone(start_command, c)) < 0 && rf_fail(&f, "start the command", NULL) < 0)
         die(c, &f);
-    pid_t cmd = spawn_command(c, &oldmask);
-    if (cmd < 0 && rf_fail(&f, "fork the command", NULL) < 0)
-        die(c, &f);
-    if (cmd == 0 && plan->deferred) {
-        close(gate[0]);
-        rf_deferred_cmd deferred;
-        if (rf_deferred_wait(c->sock, &deferred, &f) < 0)
-            die(c, &f); /* init sees this process end and reports its status */
-        rf_deferred_exec(&deferred, c->sock);
-    }
-    if (cmd == 0)
-        exec_command(c, &oldmask);
-    if (plan->deferred) {
-        close(gate[1]);
-        rf_init_gate(gate[0]);
-    }
-    rf_fault_child_point(c->fault_fd, c->sock, "exec"); /* the command is forked and execs */
+    rf_fault_child_point(c->fault_fd, c->sock, "exec"); /* the command started (a pool's: awaited) */
     /* Nor its own stdio: a reader of the command's output then sees EOF
      * when the command's tree ends, not when init has exited too. */
     for (int i = 0; i < 3; i++)
         close(i);
     rf_init_serve_sockets(c->net_fd);
-    rf_init_run(cmd, c->sock, NULL);
+    int sock = c->sock;
+    rf_shed_release(c); /* a warm pool's: nothing of the caller's is read from here on */
+    rf_init_run(cmd, sock, NULL);
 }

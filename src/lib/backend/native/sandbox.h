@@ -6,6 +6,7 @@
 #include "plan/plan.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* A setup step that failed in the child: sent to the caller as is. */
@@ -21,6 +22,12 @@ typedef struct rf_mount_src {
     int fd;
     off_t size;
 } rf_mount_src;
+
+/* A range of the caller's memory a warm pool's init gives back (shed.c). */
+typedef struct rf_shed_range {
+    uintptr_t start, end;
+} rf_shed_range;
+#define RF_SHED_MAX 128
 
 /* Everything the setup child needs, prepared by the caller before clone so
  * the child never allocates (the caller may be multi-threaded). */
@@ -39,6 +46,8 @@ typedef struct rf_native_ctx {
     rf_limits_report how;  /* what enforces each limit (rlimit fallbacks) */
     bool late_cgroupns;    /* unshare the cgroup namespace after the attach */
     int fault_fd;          /* test builds: see util/fault.h; else -1 */
+    rf_shed_range shed[RF_SHED_MAX]; /* a warm pool's: unmapped by init (shed.c) */
+    size_t n_shed;
 } rf_native_ctx;
 
 /* Short-lived children that share their parent's memory (CLONE_VM: the
@@ -109,17 +118,22 @@ int rf_confine_apply(const rf_native_ctx *ctx, rf_setup_fail *f);
 /* deferred.c: a sandbox built before its command (plan->deferred). */
 #define RF_RUN_MAX 65536      /* one RF_MSG_RUN: cwd, argv, env */
 #define RF_RUN_MAX_ARGS 1024
-typedef struct rf_deferred_cmd {
-    char **argv, **env;
-    const char *cwd; /* "" : stay in the plan's */
-    int fds[3];      /* stdin, stdout, stderr */
-} rf_deferred_cmd;
-int rf_deferred_wait(int sock, rf_deferred_cmd *cmd, rf_setup_fail *f);
-_Noreturn void rf_deferred_exec(const rf_deferred_cmd *cmd, int report_sock);
+/* init: read the one RF_MSG_RUN from the report channel and start its
+ * command (rf_command_clone); its pid, or -1 (errno ECANCELED: the caller
+ * closed the channel). */
+pid_t rf_deferred_start(int sock, rf_setup_fail *f);
 int rf_deferred_send(int sock, char *const argv[], char *const env[], const char *cwd, const int fds[3]);
+
+/* shed.c: plan (the caller, before clone) lists the caller's memory a
+ * warm pool's init does not need; release (init, once setup is done and
+ * nothing of the caller's is read again) unmaps it. */
+void rf_shed_plan(rf_native_ctx *c);
+void rf_shed_release(const rf_native_ctx *c);
 
 /* sandbox.c: the setup sequence; never returns. */
 _Noreturn void rf_sandbox_child(rf_native_ctx *ctx);
+/* Start the command's process: fn(arg) must exec or _exit. */
+pid_t rf_command_clone(int (*fn)(void *), void *arg);
 
 /* init.c: the sandbox's init; reaps, forwards signals, reports and exits
  * with the command's status. Never returns. ops NULL: pid 1 of the native
@@ -143,10 +157,9 @@ extern const int rf_init_forwarded[RF_INIT_N_FORWARDED];
 /* Before rf_init_run: also answer socket requests on `chan` (native
  * backend, network: allowlist with --publish). */
 void rf_init_serve_sockets(int chan);
-/* Before rf_init_run: leave the report channel alone until `gate` hangs
- * up (a warm pool's command process reads its command from the channel,
- * then execs, which closes its end of the gate). */
-void rf_init_gate(int gate);
+/* Before rf_init_run, with no command: a warm pool's sandbox. The first
+ * message on the report channel is its command (rf_deferred_start). */
+void rf_init_await_command(void);
 
 /* spawn.c */
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);

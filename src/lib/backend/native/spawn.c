@@ -131,6 +131,8 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     char etc_cache[4096];
     (void)rf_etc_cache_prepare(plan, etc_cache, sizeof etc_cache); /* none: the child copies */
     ctx.etc_cache = etc_cache;
+    if (plan->deferred)
+        rf_shed_plan(&ctx); /* an idle init holds no copy of our memory */
 
     int pidfd = -1;
     uint64_t flags = (uint64_t)plan->clone_flags | CLONE_PIDFD;
