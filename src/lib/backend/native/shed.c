@@ -12,13 +12,14 @@
  *
  * The caller lists the ranges before clone (it may allocate: it reads
  * /proc/self/maps); the child unmaps them as its last step before init
- * runs, never to touch them again. Kept: the mapping of our own stack and
- * the one holding our thread's TLS (the stack protector's canary is
- * there), and an anonymous mapping right after a file's (an object's
- * .bss). An access to anything unmapped is a fault, never a silently zeroed
+ * runs, never to touch them again. Kept: the mapping of our own stack,
+ * those holding our thread's control block (the stack protector's canary)
+ * and static TLS (errno), and an anonymous mapping right after a file's
+ * (an object's .bss). An access to anything unmapped is a fault, never a silently zeroed
  * page. Not in sanitizer builds: their shadow memory is anonymous too. */
 #include "backend/native/sandbox.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +39,9 @@ void rf_shed_plan(rf_native_ctx *c)
     if (!f)
         return; /* nothing listed: the pages stay shared, which is only slower */
     char line[512];
-    uintptr_t sp = (uintptr_t)&line, tp = (uintptr_t)__builtin_thread_pointer();
+    /* Our stack, our thread's control block and its static TLS (errno is
+     * there, below the control block on x86-64: maybe another mapping). */
+    uintptr_t sp = (uintptr_t)&line, tp = (uintptr_t)__builtin_thread_pointer(), tls = (uintptr_t)&errno;
     uintptr_t prev_end = 0;
     bool prev_file = false;
     while (fgets(line, sizeof line, f) && c->n_shed < RF_SHED_MAX) {
@@ -52,7 +55,8 @@ void rf_shed_plan(rf_native_ctx *c)
         bool anon = inode == 0 && (path[0] == '\n' || path[0] == '\0' || !strncmp(path, "[heap]", 6) ||
                                    !strncmp(path, "[stack]", 7)); /* the main thread's, when it is not ours */
         bool after_file = prev_file && prev_end == start;
-        if (anon && !strcmp(perms, "rw-p") && !after_file && !contains(start, end, sp) && !contains(start, end, tp))
+        if (anon && !strcmp(perms, "rw-p") && !after_file && !contains(start, end, sp) && !contains(start, end, tp) &&
+            !contains(start, end, tls))
             c->shed[c->n_shed++] = (rf_shed_range){ start, end };
         prev_end = end;
         prev_file = inode != 0;
