@@ -3,6 +3,7 @@
 #include "options.h"
 
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,6 +72,9 @@ int rf_cli_usage_error(const char *sub, const char *fmt, ...)
 
 int main(int argc, char **argv)
 {
+    /* An ignored SIGCHLD, inherited from whoever started us, would have
+     * the kernel reap our sandboxes' init before we could read its exit. */
+    signal(SIGCHLD, SIG_DFL);
     if (argc < 2) {
         print_help(stderr);
         return RF_EXIT_FAILURE;

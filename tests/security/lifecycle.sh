@@ -25,6 +25,22 @@ check "control: the background child was running when the command ended" test -n
 check "the orphaned background child is gone when the command ends" \
     wait_until 5 no_token_procs "^$TOKEN-orphan"
 
+# ── The caller's signal dispositions stay outside ──
+# A caller that ignores SIGCHLD (some daemons do, so that no zombie is ever
+# left) still sees its command end, with its status: init's own SIGCHLD is
+# its default again. One that ignores SIGPIPE, SIGQUIT or SIGHUP does not
+# hand that on through exec: the command starts with every signal at its
+# default (with SIGPIPE ignored, `yes | head -1` would spin on EPIPE).
+expect_exit 3 "a caller that ignores SIGCHLD, SIGPIPE, SIGQUIT and SIGHUP gets its command's status" \
+    timeout 60 python3 -c '
+import signal, subprocess, sys
+def ignore():
+    for s in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGQUIT, signal.SIGHUP):
+        signal.signal(s, signal.SIG_IGN)
+sys.exit(subprocess.run(sys.argv[1:], preexec_fn=ignore, restore_signals=False, timeout=30).returncode)' \
+    "$RINGFENCE" run -- sh -c 'grep ^SigIgn /proc/self/status; exit 3'
+check "and its command starts with no signal ignored ($OUT)" test "$OUT" = "$(printf 'SigIgn:\t%016d' 0)"
+
 # ── --timeout stops a setsid'd writer ──
 out="$WS/out"
 expect_exit 124 "--timeout 1 ends a command that would sleep 100 s" \

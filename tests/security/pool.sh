@@ -29,6 +29,11 @@ echo from-stdin | { expect_exit 0 "stdin is ours" rf run --via "$sock" -- cat; }
 expect_exit 0 "a command lists its descriptors" rf run --via "$sock" -- sh -c 'exec ls /proc/self/fd'
 check "it holds its stdio and nothing else of the sandbox's ($(echo $OUT))" test "$(echo $OUT)" = "0 1 2 3"
 
+# The server ignores SIGPIPE (and, started with &, SIGQUIT): its sandboxes
+# do not hand that on to their commands.
+expect_exit 0 "a command reads its own signal dispositions" rf run --via "$sock" -- grep ^SigIgn /proc/self/status
+check "none is ignored ($OUT)" test "$OUT" = "$(printf 'SigIgn:\t%016d' 0)"
+
 # Nothing carried over: /tmp, processes, pid numbering.
 expect_exit 0 "a command leaves a file in /tmp and a process running" \
     rf run --via "$sock" -- sh -c "echo secret-$TOKEN > /tmp/left; (sleep 60 &) ; echo done"

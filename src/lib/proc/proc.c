@@ -241,6 +241,12 @@ int rf_proc_wait_raw(rf_proc *p, rf_proc_watch *watch, rf_error **err)
             if (r == p->pid) {
                 p->reaped = true;
                 p->init_status = st;
+            } else if (r < 0 && errno == ECHILD) {
+                /* Reaped already: this process ignores SIGCHLD (the kernel
+                 * then reaps its children itself), or someone else waited.
+                 * The status is the one init reported, if it lived to. */
+                p->reaped = true;
+                p->init_status = RF_EXIT_FAILURE << 8;
             } else if (r < 0 && errno != EINTR) {
                 return rf_error_set(err, errno, "wait for the sandbox");
             }

@@ -161,6 +161,7 @@ static _Noreturn void run_command(const rf_hostproc_ctx *c, pid_t init, const si
 _Noreturn void rf_hostproc_init(rf_hostproc_ctx *c)
 {
     rf_setup_fail f = { 0 };
+    rf_init_reset_signals();
     /* init kills the tree before it dies, so the parent-death signal must
      * be one it catches (see init.c), not SIGKILL. */
     if (prctl(PR_SET_PDEATHSIG, RF_HOSTPROC_DEATH_SIGNAL, 0, 0, 0) < 0 && rf_fail(&f, "set parent-death signal", NULL) < 0)

@@ -25,6 +25,21 @@ const int rf_init_forwarded[RF_INIT_N_FORWARDED] = { SIGINT, SIGTERM, SIGHUP, SI
 static int socket_chan = -1;    /* rf_init_serve_sockets */
 static bool awaiting_command;    /* rf_init_await_command */
 
+/* What the caller ignored or handled stays outside: a handler is the
+ * caller's code, and an ignored signal would be inherited by the command
+ * through exec (a server ignoring SIGPIPE, a shell's background job
+ * ignoring SIGQUIT). An ignored SIGCHLD would even reap the command before
+ * init could see it end. Every signal starts at its default, as after a
+ * login; SIGKILL and SIGSTOP cannot be changed, and glibc keeps its own two
+ * (EINVAL, ignored). */
+void rf_init_reset_signals(void)
+{
+    struct sigaction dfl = { .sa_handler = SIG_DFL };
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            (void)sigaction(sig, &dfl, NULL);
+}
+
 void rf_init_serve_sockets(int chan)
 {
     socket_chan = chan;

@@ -212,6 +212,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     const rf_plan *plan = c->plan;
     rf_setup_fail f = { 0 };
 
+    rf_init_reset_signals();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || setup_stdio(c, &f) < 0 ||
         close_inherited(c, &f) < 0 || wait_for_go(c, &f) < 0)
         die(c, &f);

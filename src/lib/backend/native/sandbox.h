@@ -154,6 +154,9 @@ _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops);
  * again: bwrap/child.c). */
 #define RF_INIT_N_FORWARDED 6
 extern const int rf_init_forwarded[RF_INIT_N_FORWARDED];
+/* First thing in a sandbox's setup child: every signal's disposition back
+ * to its default (none of the caller's handlers or ignored signals). */
+void rf_init_reset_signals(void);
 /* Before rf_init_run: also answer socket requests on `chan` (native
  * backend, network: allowlist with --publish). */
 void rf_init_serve_sockets(int chan);
