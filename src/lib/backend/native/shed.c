@@ -15,8 +15,9 @@
  * runs, never to touch them again. Kept: the mapping of our own stack,
  * those holding our thread's control block (the stack protector's canary)
  * and static TLS (errno), and an anonymous mapping right after a file's
- * (an object's .bss). An access to anything unmapped is a fault, never a silently zeroed
- * page. Not in sanitizer builds: their shadow memory is anonymous too. */
+ * (an object's .bss). An access to anything unmapped is a fault, never a
+ * silently zeroed page. Not in sanitizer builds: their shadow memory is
+ * anonymous too. */
 #include "backend/native/sandbox.h"
 
 #include <errno.h>
