@@ -30,7 +30,8 @@ check "the orphaned background child is gone when the command ends" \
 # left) still sees its command end, with its status: init's own SIGCHLD is
 # its default again. One that ignores SIGPIPE, SIGQUIT or SIGHUP does not
 # hand that on through exec: the command starts with every signal at its
-# default (with SIGPIPE ignored, `yes | head -1` would spin on EPIPE).
+# default (with SIGPIPE ignored, `yes | head -1` ends in "Broken pipe" and
+# status 1, and a writer that never checks for errors never ends).
 expect_exit 3 "a caller that ignores SIGCHLD, SIGPIPE, SIGQUIT and SIGHUP gets its command's status" \
     timeout 60 python3 -c '
 import signal, subprocess, sys
