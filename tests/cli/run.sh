@@ -9,6 +9,18 @@ expect_exit 143 "killed by SIGTERM -> 128+15" rf run -- sh -c 'kill -15 $$'
 expect_exit 124 "timeout -> 124" rf run --timeout 0.5 -- sleep 30
 contains "timeout reason on stderr" "$ERR" "killed: timed out"
 lacks "nothing of ringfence's on stdout (timeout)" "$OUT" "ringfence"
+# The caller's umask: what the sandbox makes for itself (the directories on
+# the way to the workspace, /etc's copies) does not depend on it. A root
+# caller's umask 077 once made those directories 0700 and root's, out of
+# the command's reach. The command gets the umask back for its own files.
+old_umask=$(umask)
+umask 077
+expect_exit 0 "a caller with umask 077 runs its command" rf run -- sh -c 'umask; touch um-f; stat -c %a um-f; head -1 /etc/passwd'
+umask "$old_umask"
+contains "the command has the caller's umask" "$OUT" "0077"
+contains "a file it makes is 600" "$OUT" "600"
+contains "and it reads /etc/passwd" "$OUT" "root:"
+rm -f "$WS/um-f"
 expect_exit 127 "command not found -> 127" rf run -- no-such-command-xyz
 contains "not-found message names the command" "$ERR" "no-such-command-xyz"
 printf 'echo hi\n' > "$WS/script.sh"; chmod 644 "$WS/script.sh"

@@ -140,6 +140,7 @@ static _Noreturn void exec_deferred(const deferred_cmd *cmd, int report_sock)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    rf_init_restore_umask();
     if (cmd->cwd[0] && chdir(cmd->cwd) < 0) {
         int e = errno;
         rf_msg_send(report_sock, RF_MSG_EXEC_ERROR, e, "chdir", cmd->cwd);

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +39,23 @@ void rf_init_reset_signals(void)
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
             (void)sigaction(sig, &dfl, NULL);
+}
+
+static mode_t caller_umask = 022; /* rf_init_own_umask */
+
+/* The sandbox's own mount points, device nodes and copies get exactly the
+ * modes they are made with: under a root caller's umask 077 every
+ * directory on the way to the workspace was 0700 and root's, which the
+ * command's uid could not enter. The command gets the caller's umask
+ * back (rf_init_restore_umask, in its process before exec). */
+void rf_init_own_umask(void)
+{
+    caller_umask = umask(0);
+}
+
+void rf_init_restore_umask(void)
+{
+    umask(caller_umask);
 }
 
 void rf_init_serve_sockets(int chan)

@@ -174,6 +174,7 @@ static _Noreturn void exec_command(rf_native_ctx *c)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    rf_init_restore_umask();
     execve(plan->exec_path, plan->argv, plan->env);
     int e = errno;
     rf_msg_send(c->sock, RF_MSG_EXEC_ERROR, e, "execve", plan->exec_path);
@@ -213,6 +214,7 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     rf_setup_fail f = { 0 };
 
     rf_init_reset_signals();
+    rf_init_own_umask();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || setup_stdio(c, &f) < 0 ||
         close_inherited(c, &f) < 0 || wait_for_go(c, &f) < 0)
         die(c, &f);
