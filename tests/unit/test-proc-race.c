@@ -90,10 +90,11 @@ static void race(const char *backend, bool terminate)
     rf_error_free(err);
 }
 
-/* The caller ignores SIGCHLD: the kernel then reaps init itself, maybe
- * before rf_proc_wait asks for it. The command's status still comes back
- * (init reports it), never "No child processes". Five starts: the race
- * goes either way. */
+/* The caller ignores SIGCHLD: the kernel then reaps init (the container
+ * backend's supervisor: podman) itself, maybe before anyone asks for it.
+ * The command's status still comes back (init reports it), never "No
+ * child processes" nor a made-up 0. Five starts: the race goes either
+ * way. */
 static void ignored_sigchld(const char *backend)
 {
     char json[160], desc[160];
@@ -107,6 +108,13 @@ static void ignored_sigchld(const char *backend)
         rf_error *err = NULL;
         rf_plan *plan = plan_for(json, argv, &err);
         rf_proc *proc = plan ? rf_spawn(plan, NULL, &err) : NULL;
+        if (!proc && i == 0 && !strcmp(backend, "container")) { /* podman missing or unusable here */
+            printf("ok %d - container: SIGCHLD ignored # SKIP %s\n", ++tap_n, err ? rf_error_message(err) : "?");
+            rf_plan_free(plan);
+            rf_error_free(err);
+            signal(SIGCHLD, SIG_DFL);
+            return;
+        }
         rf_status st;
         memset(&st, 0, sizeof st);
         int rc = proc ? rf_proc_wait(proc, &st, &err) : -1;
@@ -139,6 +147,7 @@ int main(void)
     race("none", true);
     ignored_sigchld("native");
     ignored_sigchld("none");
+    ignored_sigchld("container");
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", ws);
     if (system(cmd) != 0)

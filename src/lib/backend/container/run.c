@@ -305,6 +305,7 @@ static pid_t start_netns(const struct rf_container_plan *c, int net_fd)
 static __attribute__((noreturn)) void supervisor(const struct rf_container_plan *c, int sock, const int stdio[3],
                                                  int net_fd, int fault_fd)
 {
+    rf_init_reset_signals(); /* waits for podman: a caller's ignored SIGCHLD would lose its status */
     setsid(); /* the terminal's ^C reaches ringfence, which passes it on once */
     signal(SIGPIPE, SIG_IGN);
     if (stdio[2] >= 0 && dup2(stdio[2], 2) < 0)

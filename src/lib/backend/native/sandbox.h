@@ -154,8 +154,10 @@ _Noreturn void rf_init_run(pid_t command, int sock, const rf_init_ops *ops);
  * again: bwrap/child.c). */
 #define RF_INIT_N_FORWARDED 6
 extern const int rf_init_forwarded[RF_INIT_N_FORWARDED];
-/* First thing in a sandbox's setup child: every signal's disposition back
- * to its default (none of the caller's handlers or ignored signals). */
+/* First thing in each process of ours forked from the caller (a sandbox's
+ * setup child and init, the container backend's supervisor): every
+ * signal's disposition back to its default (none of the caller's handlers
+ * or ignored signals). */
 void rf_init_reset_signals(void);
 /* The native setup child works under umask 0 (modes exactly as given);
  * the command's process restores the caller's before exec. */
