@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,10 +136,7 @@ static _Noreturn void exec_deferred(const deferred_cmd *cmd, int report_sock)
     for (int i = 0; i < 3; i++)
         if (dup2(high[i], i) < 0)
             _exit(RF_EXIT_FAILURE);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    rf_init_restore_umask();
+    rf_init_before_exec();
     if (cmd->cwd[0] && chdir(cmd->cwd) < 0) {
         int e = errno;
         rf_msg_send(report_sock, RF_MSG_EXEC_ERROR, e, "chdir", cmd->cwd);

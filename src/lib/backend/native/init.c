@@ -47,14 +47,17 @@ static mode_t caller_umask = 022; /* rf_init_own_umask */
  * modes they are made with: under a root caller's umask 077 every
  * directory on the way to the workspace was 0700 and root's, which the
  * command's uid could not enter. The command gets the caller's umask
- * back (rf_init_restore_umask, in its process before exec). */
+ * back (rf_init_before_exec). */
 void rf_init_own_umask(void)
 {
     caller_umask = umask(0);
 }
 
-void rf_init_restore_umask(void)
+void rf_init_before_exec(void)
 {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     umask(caller_umask);
 }
 

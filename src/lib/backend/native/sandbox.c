@@ -171,10 +171,7 @@ static int block_signals(rf_setup_fail *f)
 static _Noreturn void exec_command(rf_native_ctx *c)
 {
     const rf_plan *plan = c->plan;
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    rf_init_restore_umask();
+    rf_init_before_exec();
     execve(plan->exec_path, plan->argv, plan->env);
     int e = errno;
     rf_msg_send(c->sock, RF_MSG_EXEC_ERROR, e, "execve", plan->exec_path);
@@ -284,7 +281,6 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     for (int i = 0; i < 3; i++)
         close(i);
     rf_init_serve_sockets(c->net_fd);
-    int sock = c->sock;
-    rf_shed_release(c); /* a warm pool's: nothing of the caller's is read from here on */
-    rf_init_run(cmd, sock, NULL);
+    rf_shed_release(c); /* a warm pool's: only c (on our stack) is read from here on */
+    rf_init_run(cmd, c->sock, NULL);
 }

@@ -159,10 +159,11 @@ extern const int rf_init_forwarded[RF_INIT_N_FORWARDED];
  * signal's disposition back to its default (none of the caller's handlers
  * or ignored signals). */
 void rf_init_reset_signals(void);
-/* The native setup child works under umask 0 (modes exactly as given);
- * the command's process restores the caller's before exec. */
+/* The native setup child works under umask 0 (modes exactly as given). */
 void rf_init_own_umask(void);
-void rf_init_restore_umask(void);
+/* In the command's process, last before exec: no signal blocked, the
+ * caller's umask back. */
+void rf_init_before_exec(void);
 /* Before rf_init_run: also answer socket requests on `chan` (native
  * backend, network: allowlist with --publish). */
 void rf_init_serve_sockets(int chan);
