@@ -37,6 +37,23 @@ static int chmod_nofollow(const char *dir, mode_t mode, rf_error **err)
     return 0;
 }
 
+/* DIR exists as a directory (not a symlink), made 0700 if it did not;
+ * st is what it is. Looked at first: it usually exists already. */
+static int ensure_dir(const char *dir, struct stat *st, rf_error **err)
+{
+    if (lstat(dir, st) < 0) {
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+            return rf_error_set(err, errno, "create instance directory %s", dir),
+                   rf_error_hint_set(err, "set RINGFENCE_HOME to a writable directory");
+        if (lstat(dir, st) < 0)
+            st->st_mode = 0;
+    }
+    if (!S_ISDIR(st->st_mode))
+        return rf_error_set(err, ENOTDIR, "instance directory %s", dir),
+               rf_error_hint_set(err, "remove %s or set RINGFENCE_HOME elsewhere", dir);
+    return 0;
+}
+
 int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
 {
     /* A root caller's HOME tree belongs to whoever the command is on disk:
@@ -51,13 +68,9 @@ int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
         return rf_error_set(err, ENOMEM, "instance directories");
     for (size_t i = 0; plan->instance_dirs && plan->instance_dirs[i]; i++) {
         const char *dir = plan->instance_dirs[i];
-        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-            return rf_error_set(err, errno, "create instance directory %s", dir),
-                   rf_error_hint_set(err, "set RINGFENCE_HOME to a writable directory");
         struct stat st;
-        if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-            return rf_error_set(err, ENOTDIR, "instance directory %s", dir),
-                   rf_error_hint_set(err, "remove %s or set RINGFENCE_HOME elsewhere", dir);
+        if (ensure_dir(dir, &st, err) < 0)
+            return -1;
         if (user_env && rf_path_is_beneath(dir, user_env) && (st.st_uid != owner || st.st_gid != group) &&
             hand_over(dir, owner, group, err) < 0)
             return -1;
