@@ -22,9 +22,10 @@ in_ok "loopback inside the sandbox works (listen and connect on 127.0.0.1)" loop
 expect_exit 0 "the sandbox has only a loopback interface" rf run -- cat /proc/net/dev
 check "no interface but lo in /proc/net/dev" \
     test "$(tail -n +3 <<<"$OUT" | awk -F: '{gsub(/ /, "", $1); print $1}' | grep -cvx lo)" = 0
-# Each sandbox has a network namespace of its own (a root caller's is made
-# by its userns helper beside the start and handed over): two at once,
-# each holding its namespace open, never share one, nor the host's.
+# Each sandbox has a network namespace of its own (made by a helper of the
+# setup child while the mounts are built, and joined before the command
+# starts): two at once, each holding its namespace open, never share one,
+# nor the host's.
 rf run -- sh -c 'readlink /proc/self/ns/net; sleep 1' >"$SCRATCH/ns1" 2>/dev/null &
 ns_pid=$!
 ns2=$(rf run -- readlink /proc/self/ns/net 2>/dev/null)

@@ -220,8 +220,13 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
      * namespace made here has them as its root. */
     if (c->late_cgroupns && unshare(CLONE_NEWCGROUP) < 0 && rf_fail(&f, "cgroup namespace", NULL) < 0)
         die(c, &f);
-    /* The network first: the caller waits for the proxy's socket. */
-    if ((plan->clone_flags & CLONE_NEWNET) && rf_net_loopback_up(&f) < 0)
+    /* The network first: the caller waits for the proxy's socket. Without
+     * a proxy, a helper makes the namespace while the mounts are built. */
+    rf_net_maker net = { .pid = -1, .fd = -1, .pid_counter = -1 };
+    if (c->late_netns) {
+        if (rf_net_start_namespace(&net, c->sock, &f) < 0)
+            die(c, &f);
+    } else if ((plan->clone_flags & CLONE_NEWNET) && rf_net_loopback_up(&f) < 0)
         die(c, &f);
     if (c->net_fd >= 0 && rf_net_send_proxy_listener(c->net_fd, &f) < 0)
         die(c, &f);
@@ -237,6 +242,11 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     for (size_t i = 0; i <= plan->n_mounts; i++)
         if (c->srcs[i].fd >= 0)
             close(c->srcs[i].fd);
+    /* Before the identity changes: joining takes the capabilities over the
+     * namespace's owner. Until here only the setup above ran in the host's
+     * network namespace, and none of it uses the network. */
+    if (c->late_netns && rf_net_join_namespace(&net, &f) < 0)
+        die(c, &f);
     if (set_hostname(plan, &f) < 0 || new_session_keyring(&f) < 0)
         die(c, &f);
     /* Identity before chdir: the working directory is entered with the

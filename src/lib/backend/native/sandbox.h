@@ -45,6 +45,7 @@ typedef struct rf_native_ctx {
     size_t n_landlock_rules;                 /* room for 3 stdio rules more */
     rf_limits_report how;  /* what enforces each limit (rlimit fallbacks) */
     bool late_cgroupns;    /* unshare the cgroup namespace after the attach */
+    bool late_netns;       /* the network namespace is made beside the setup (net.c) */
     int fault_fd;          /* test builds: see util/fault.h; else -1 */
     rf_shed_range shed[RF_SHED_MAX]; /* a warm pool's: unmapped by init (shed.c) */
     size_t n_shed;
@@ -100,6 +101,19 @@ int rf_limits_apply(const rf_limits *limits, const rf_limits_report *how, rf_set
 int rf_net_loopback_up(rf_setup_fail *f);
 int rf_net_send_proxy_listener(int chan, rf_setup_fail *f);
 int rf_net_serve_socket_request(int chan); /* -1: channel closed */
+/* The network namespace made by a helper process while the setup goes
+ * on, instead of in clone3 (half a millisecond of a start, in series):
+ * start it, do other work, then join what it made. reserve_from: any open
+ * descriptor; a duplicate of it holds the slot the namespace is put in. */
+typedef struct rf_net_maker {
+    pid_t pid;
+    int fd;                          /* reserved for the namespace's descriptor */
+    bool moved;                      /* sent to our other CPUs */
+    int pid_counter;                 /* the pid namespace's ns_last_pid, or -1 */
+    _Alignas(16) char stack[16384]; /* the helper's, when it shares our memory */
+} rf_net_maker;
+int rf_net_start_namespace(rf_net_maker *m, int reserve_from, rf_setup_fail *f);
+int rf_net_join_namespace(rf_net_maker *m, rf_setup_fail *f);
 
 /* userns.c */
 int rf_userns_write_maps(pid_t pid, uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gid_host,

@@ -138,6 +138,11 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     uint64_t flags = (uint64_t)plan->clone_flags | CLONE_PIDFD;
     if (plan->caller_is_root)
         flags &= ~(uint64_t)CLONE_NEWUSER; /* entered later, see sandbox.c */
+    /* The child's helper makes the network namespace while the child
+     * builds the mounts (net.c), unless the proxy needs it at once. */
+    ctx.late_netns = (flags & CLONE_NEWNET) && plan->network != RF_NET_ALLOWLIST;
+    if (ctx.late_netns)
+        flags &= ~(uint64_t)CLONE_NEWNET;
     struct clone_args args = { .flags = flags, .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD };
     clone_into_cgroup(&args, &ctx, start.cgroup);
     ctx.fault_fd = rf_fault_arm();
