@@ -15,7 +15,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +31,8 @@ typedef struct {
     int moved_netns;    /* /proc/self/ns/net changed */
     int lo_up;
     int fd_left;        /* the reserved descriptor is still open */
+    int helper;         /* a helper process made it */
+    int fds_before, fds_after; /* open descriptors around start and join */
 } findings;
 
 static int write_text(const char *path, const char *text)
@@ -41,7 +45,9 @@ static int write_text(const char *path, const char *text)
     return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-static int enter_own_userns(const char *max_netns)
+/* max_netns: the user namespace's limit on network namespaces, or NULL;
+ * hide_counter: /proc/sys covered, as on a kernel without ns_last_pid. */
+static int enter_own_userns(const char *max_netns, bool hide_counter)
 {
     char map[64];
     uid_t uid = geteuid();
@@ -54,7 +60,12 @@ static int enter_own_userns(const char *max_netns)
     snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
     if (write_text("/proc/self/gid_map", map) < 0)
         return -1;
-    return max_netns ? write_text("/proc/sys/user/max_net_namespaces", max_netns) : 0;
+    if (max_netns && write_text("/proc/sys/user/max_net_namespaces", max_netns) < 0)
+        return -1;
+    if (hide_counter && (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+                         mount("none", "/proc/sys", "tmpfs", 0, NULL) < 0))
+        return -1;
+    return 0;
 }
 
 static int loopback_is_up(void)
@@ -69,10 +80,18 @@ static int loopback_is_up(void)
     return up;
 }
 
-static void probe(const char *max_netns, findings *out)
+static int count_fds(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++)
+        n += fcntl(fd, F_GETFD) >= 0;
+    return n;
+}
+
+static void probe(const char *max_netns, bool hide_counter, findings *out)
 {
     char before[64] = "", after[64] = "";
-    if (enter_own_userns(max_netns) < 0) {
+    if (enter_own_userns(max_netns, hide_counter) < 0) {
         out->setup_errno = errno ? errno : EIO;
         return;
     }
@@ -80,11 +99,14 @@ static void probe(const char *max_netns, findings *out)
     int anchor = open("/dev/null", O_RDONLY | O_CLOEXEC);
     rf_net_maker m = { .pid = -1, .fd = -1, .pid_counter = -1 };
     rf_setup_fail f = { 0 };
+    out->fds_before = count_fds();
     out->join_rc = rf_net_start_namespace(&m, anchor, &f);
     int reserved = m.fd;
+    out->helper = m.pid > 0;
     if (out->join_rc == 0)
         out->join_rc = rf_net_join_namespace(&m, &f);
     out->join_errno = f.errnum;
+    out->fds_after = count_fds();
     snprintf(out->step, sizeof out->step, "%s", f.step ? f.step : "");
     (void)!readlink("/proc/self/ns/net", after, sizeof after - 1);
     out->moved_netns = strcmp(before, after) != 0;
@@ -92,7 +114,7 @@ static void probe(const char *max_netns, findings *out)
     out->fd_left = reserved >= 0 && fcntl(reserved, F_GETFD) >= 0;
 }
 
-static int run_case(const char *max_netns, findings *out)
+static int run_case(const char *max_netns, bool hide_counter, findings *out)
 {
     int p[2];
     if (pipe(p) < 0)
@@ -100,7 +122,7 @@ static int run_case(const char *max_netns, findings *out)
     pid_t pid = fork();
     if (pid == 0) {
         findings r = { 0 };
-        probe(max_netns, &r);
+        probe(max_netns, hide_counter, &r);
         (void)!write(p[1], &r, sizeof r);
         _exit(0);
     }
@@ -114,20 +136,22 @@ static int run_case(const char *max_netns, findings *out)
 static void test_made_and_joined(void)
 {
     findings r = { 0 };
-    if (run_case(NULL, &r) < 0 || r.setup_errno) {
+    if (run_case(NULL, false, &r) < 0 || r.setup_errno) {
         printf("ok %d - # SKIP no user namespace here (%s)\n", ++tap_n, strerror(r.setup_errno));
         return;
     }
     is_int(r.join_rc, 0, "the helper makes a network namespace and the caller joins it");
+    ok(r.helper, "(a helper process, not the caller)");
     ok(r.moved_netns, "the caller is then in a namespace other than the one it started in");
     ok(r.lo_up, "lo is up in it");
     ok(!r.fd_left, "the namespace's descriptor is closed after the join");
+    is_int(r.fds_after, r.fds_before, "nothing the helper opened in our shared table is left open");
 }
 
 static void test_helper_fails_closed(void)
 {
     findings r = { 0 };
-    if (run_case("0", &r) < 0 || r.setup_errno) {
+    if (run_case("0", false, &r) < 0 || r.setup_errno) {
         printf("ok %d - # SKIP no user namespace limits to set here (%s)\n", ++tap_n, strerror(r.setup_errno));
         return;
     }
@@ -137,9 +161,26 @@ static void test_helper_fails_closed(void)
     ok(!r.moved_netns, "the caller is still in its own namespace (and the setup dies there)");
 }
 
+/* Without ns_last_pid the helper would leave the command pid 3: the child
+ * makes the namespace itself, in series. */
+static void test_without_pid_counter(void)
+{
+    findings r = { 0 };
+    if (run_case(NULL, true, &r) < 0 || r.setup_errno) {
+        printf("ok %d - # SKIP cannot cover /proc/sys here (%s)\n", ++tap_n, strerror(r.setup_errno));
+        return;
+    }
+    is_int(r.join_rc, 0, "no ns_last_pid: the namespace is made in series");
+    ok(!r.helper, "by the caller, no helper");
+    ok(r.moved_netns, "the caller is in a new namespace");
+    ok(r.lo_up, "lo is up in it");
+    ok(!r.fd_left, "no descriptor reserved");
+}
+
 int main(void)
 {
     test_made_and_joined();
     test_helper_fails_closed();
+    test_without_pid_counter();
     return done_testing();
 }

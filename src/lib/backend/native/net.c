@@ -67,9 +67,12 @@ static int make_namespace(void *arg)
     if (s < 0 || loopback_up(s) < 0)
         return maker_status(true);
     int ns = ioctl(s, SIOCGSKNS); /* the socket's namespace: ours now */
-    if (ns < 0 || dup3(ns, m->fd, O_CLOEXEC) < 0)
-        return maker_status(false);
-    return 0; /* exit closes s and ns: the namespace lives on at m->fd */
+    int rc = ns < 0 || dup3(ns, m->fd, O_CLOEXEC) < 0 ? maker_status(false) : 0;
+    /* The table is shared: what we opened stays open unless closed. */
+    close(s);
+    if (ns >= 0)
+        close(ns);
+    return rc; /* the namespace lives on at m->fd */
 }
 
 /* A task that shares our memory starts on our CPU (here: 200 of 200, where
@@ -94,8 +97,14 @@ int rf_net_start_namespace(rf_net_maker *m, int reserve_from, rf_setup_fail *f)
     /* The helper takes pid 2 of the sandbox's pid namespace; once it is
      * gone, the counter is set back so that the command is pid 2 as ever.
      * Opened now, while the host's /proc is still there: the write acts
-     * on the writer's own pid namespace. Best effort (only the number). */
+     * on the writer's own pid namespace. */
     m->pid_counter = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+    if (m->pid_counter < 0) { /* a kernel without it: made here, in series */
+        m->pid = -1;
+        if (unshare(CLONE_NEWNET) < 0)
+            return rf_fail(f, "network namespace", NULL);
+        return rf_net_loopback_up(f);
+    }
     /* A slot of our own for the helper's dup3 (atomic in the shared table). */
     m->fd = fcntl(reserve_from, F_DUPFD_CLOEXEC, 3);
     if (m->fd < 0)
@@ -136,6 +145,8 @@ static int wait_for_helper(rf_net_maker *m, int *status)
 
 int rf_net_join_namespace(rf_net_maker *m, rf_setup_fail *f)
 {
+    if (m->pid < 0)
+        return 0; /* made in series: we are in it */
     int status;
     if (wait_for_helper(m, &status) < 0)
         return rf_fail(f, "network namespace", NULL);

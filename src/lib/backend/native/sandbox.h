@@ -103,8 +103,10 @@ int rf_net_send_proxy_listener(int chan, rf_setup_fail *f);
 int rf_net_serve_socket_request(int chan); /* -1: channel closed */
 /* The network namespace made by a helper process while the setup goes
  * on, instead of in clone3 (half a millisecond of a start, in series):
- * start it, do other work, then join what it made. reserve_from: any open
- * descriptor; a duplicate of it holds the slot the namespace is put in. */
+ * start it, do other work, then join what it made (where the pid counter
+ * cannot be set back, start makes it in series and join has nothing to
+ * do). reserve_from: any open descriptor; a duplicate of it holds the slot
+ * the namespace is put in. */
 typedef struct rf_net_maker {
     pid_t pid;
     int fd;                          /* reserved for the namespace's descriptor */
