@@ -6,6 +6,7 @@
  * alone lets the access through (the control), then applies the Landlock
  * rules the plan would have written and checks that they deny it. */
 #include "tap.h"
+#include "ns-helpers.h"
 #include "landlock/landlock.h"
 
 #include <errno.h>
@@ -29,31 +30,12 @@ static void skip(const char *desc, const char *why)
     printf("ok %d - %s # SKIP %s\n", ++tap_n, desc, why);
 }
 
-static int write_file(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = write(fd, text, strlen(text));
-    close(fd);
-    return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /* A private mount namespace we may mount in. */
 static int private_mounts(void)
 {
-    uid_t uid = geteuid();
-    gid_t gid = getegid();
-    if (uid == 0)
+    if (geteuid() == 0)
         return unshare(CLONE_NEWNS) < 0 ? -1 : mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
-    char map[64];
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || write_file("/proc/self/setgroups", "deny") < 0)
-        return -1;
-    snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
-    if (write_file("/proc/self/uid_map", map) < 0)
-        return -1;
-    snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
-    if (write_file("/proc/self/gid_map", map) < 0)
+    if (ns_enter_userns(CLONE_NEWNS, geteuid(), getegid()) < 0)
         return -1;
     return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }

@@ -7,6 +7,7 @@
  * child process in a user namespace of its own (root mapped to the
  * caller), so it needs no privilege and changes nothing on the host. */
 #include "tap.h"
+#include "ns-helpers.h"
 #include "backend/native/sandbox.h"
 
 #include <errno.h>
@@ -35,32 +36,13 @@ typedef struct {
     int fds_before, fds_after; /* open descriptors around start and join */
 } findings;
 
-static int write_text(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = write(fd, text, strlen(text));
-    close(fd);
-    return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /* max_netns: the user namespace's limit on network namespaces, or NULL;
  * hide_counter: /proc/sys covered, as on a kernel without ns_last_pid. */
 static int enter_own_userns(const char *max_netns, bool hide_counter)
 {
-    char map[64];
-    uid_t uid = geteuid();
-    gid_t gid = getegid();
-    if (unshare(CLONE_NEWUSER) < 0)
+    if (ns_enter_userns(0, 0, 0) < 0)
         return -1;
-    snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
-    if (write_text("/proc/self/uid_map", map) < 0 || write_text("/proc/self/setgroups", "deny") < 0)
-        return -1;
-    snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
-    if (write_text("/proc/self/gid_map", map) < 0)
-        return -1;
-    if (max_netns && write_text("/proc/sys/user/max_net_namespaces", max_netns) < 0)
+    if (max_netns && ns_write_text("/proc/sys/user/max_net_namespaces", max_netns) < 0)
         return -1;
     if (hide_counter && (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
                          mount("none", "/proc/sys", "tmpfs", 0, NULL) < 0))
