@@ -2,7 +2,8 @@
 # Network and IPC: the host's loopback listeners, abstract unix sockets,
 # SysV IPC objects and POSIX shared memory are out of reach; loopback
 # inside the sandbox works; --network host is the explicit way back.
-. "$(dirname "$0")/common.bash"
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/common.bash"
 
 # ── Host loopback TCP ──
 "$PROBE" serve-tcp >"$SCRATCH/port" 2>&1 </dev/null &
@@ -34,6 +35,27 @@ ns1=$(cat "$SCRATCH/ns1")
 host_ns=$(readlink /proc/self/ns/net)
 check "two sandboxes at once have two network namespaces (${ns1:-?} ${ns2:-?}), neither the host's" \
     test -n "$ns1" -a -n "$ns2" -a "$ns1" != "$ns2" -a "$ns1" != "$host_ns" -a "$ns2" != "$host_ns"
+
+# ── No network namespace to be had: refused, never the host's network ──
+# ringfence as root of a user namespace of its own (root inside is host uid
+# 100000) whose limit on network namespaces is 0, as on a host or in a
+# container that forbids them: the start must fail with the step and the
+# setting to change, and the command must not run. (The native backend's
+# own check: the batteries run this script against the others.)
+if is_root && [ "${RF_TEST_BACKEND:-native}" = native ]; then
+    nsws=$(mktemp -d /tmp/rf-netns-limit.XXXXXX)
+    at_exit "rm -rf '$nsws'"
+    chown 100000:100000 "$nsws" && chmod 755 "$nsws"
+    in_limited() { /usr/bin/python3 "$HERE/netns-limit.py" 100000 sh -c "cd '$nsws' && RINGFENCE_HOME='$nsws/.rf' \"\$0\" run $* -- echo ran-inside" "$RINGFENCE"; }
+    expect_exit 125 "no network namespace may be made: run refuses (125)" in_limited
+    contains "the refusal names the step" "$ERR" "step 'network namespace'"
+    contains "and the setting to change" "$ERR" "user.max_net_namespaces"
+    check "the command did not run" test -z "$OUT"
+    expect_exit 0 "control: there, --network host runs" in_limited --network host
+    check "control: that command ran" test "$OUT" = ran-inside
+else
+    skip "no network namespace to be had: run refuses" "needs root (to map a user namespace's ids) and the native backend"
+fi
 
 # ── Host abstract unix socket ──
 abstract="rf-sec-$TOKEN"

@@ -28,6 +28,11 @@ static const char *setup_hint(const rf_proc *p)
     if (!strcmp(p->setup_step, "bwrap"))
         return "bwrap could not build the sandbox; 'ringfence doctor' shows whether the bwrap backend works "
                "here, --backend native is the default";
+    if (!strcmp(p->setup_step, "network namespace") &&
+        (p->setup_errno == ENOSPC || p->setup_errno == EUSERS || p->setup_errno == EPERM))
+        return "this host allows no more network namespaces to this user, or none at all (sysctl "
+               "user.max_net_namespaces, or a container that forbids them): raise the limit, or share the "
+               "host's network with --network host";
     if (!strcmp(p->setup_step, "enter working directory"))
         return "the sandbox user cannot enter it; check its permissions or pass --chdir";
     return NULL;
