@@ -51,6 +51,10 @@ if is_root && [ "${RF_TEST_BACKEND:-native}" = native ]; then
     contains "the refusal names the step" "$ERR" "step 'network namespace'"
     contains "and the setting to change" "$ERR" "user.max_net_namespaces"
     check "the command did not run" test -z "$OUT"
+    expect_exit 125 "there, the allowlist (its namespace made in clone3) is refused too" \
+        in_limited --allow-domain example.com
+    contains "that refusal names the setting" "$ERR" "user.max_net_namespaces"
+    check "that command did not run" test -z "$OUT"
     expect_exit 0 "control: there, --network host runs" in_limited --network host
     check "control: that command ran" test "$OUT" = ran-inside
 else

@@ -28,7 +28,11 @@
 static int clone_error(int e, rf_error **err)
 {
     rf_error_set(err, e, "cannot create the sandbox's namespaces");
-    if (e == EPERM || e == ENOSPC || e == EINVAL)
+    if (e == ENOSPC)
+        rf_error_hint_set(err, "a limit on namespaces is reached (sysctl user.max_user_namespaces, "
+                               "user.max_net_namespaces, user.max_mnt_namespaces, user.max_pid_namespaces...): "
+                               "raise it, or run 'ringfence doctor'");
+    else if (e == EPERM || e == EINVAL)
         rf_error_hint_set(err, "this kernel does not let unprivileged users create user namespaces. Enable "
                                "them (Debian/Ubuntu: sysctl -w kernel.unprivileged_userns_clone=1; Ubuntu 24.04+: "
                                "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; everywhere: "
