@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -109,11 +108,7 @@ int rf_net_start_namespace(rf_net_maker *m, int reserve_from, rf_setup_fail *f)
     m->fd = fcntl(reserve_from, F_DUPFD_CLOEXEC, 3);
     if (m->fd < 0)
         return rf_fail(f, "network namespace", NULL);
-    int flags = CLONE_FILES | SIGCHLD;
-    if (RF_SHARED_VM_CLONE)
-        m->pid = clone(make_namespace, m->stack + sizeof m->stack, CLONE_VM | flags, m);
-    else if ((m->pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, 0)) == 0)
-        _exit(make_namespace(m));
+    m->pid = rf_clone_sharing(make_namespace, m, CLONE_FILES, m->stack + sizeof m->stack);
     if (m->pid < 0)
         return rf_fail(f, "network namespace", NULL);
     move_elsewhere(m);
@@ -135,11 +130,6 @@ static int wait_for_helper(rf_net_maker *m, int *status)
         if (r < 0 && errno != EINTR)
             return -1;
     }
-    if (m->pid_counter >= 0) {
-        (void)!write(m->pid_counter, "1", 1);
-        close(m->pid_counter);
-        m->pid_counter = -1;
-    }
     return 0;
 }
 
@@ -150,6 +140,9 @@ int rf_net_join_namespace(rf_net_maker *m, rf_setup_fail *f)
     int status;
     if (wait_for_helper(m, &status) < 0)
         return rf_fail(f, "network namespace", NULL);
+    (void)!write(m->pid_counter, "1", 1); /* pid 2 is free again: the command's */
+    close(m->pid_counter);
+    m->pid_counter = -1;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : EIO;
         errno = code & ~MAKER_LOOPBACK;

@@ -183,26 +183,34 @@ static int start_command(void *arg)
     exec_command(arg);
 }
 
-/* A process for the command: fn(arg) on a stack of its own in our memory
- * (CLONE_VM | CLONE_VFORK, as posix_spawn does), we suspended until it has
- * exec'd or exited. No copy of our address space is made, faulted in and
- * torn down again at the exec: most of a fork's cost. fn must only exec or
- * _exit. In sanitizer builds (RF_SHARED_VM_CLONE) a copy instead.
+/* fn(arg) in a new process that shares our memory, on the stack ending
+ * at stack_top, with `flags` besides (CLONE_VFORK, CLONE_FILES): no copy
+ * of our address space is made, faulted in and torn down again. In
+ * sanitizer builds (RF_SHARED_VM_CLONE) a copy instead, CLONE_VFORK
+ * dropped: their runtimes keep per-thread state in the shared memory.
  * Raw clones, not fork(): glibc's fork() takes the malloc, stdio and
  * atfork locks, which another thread of a multithreaded caller may have
  * held at the moment of clone3; in this copy nobody would release them.
  * Nor the vfork() function: under AddressSanitizer its interceptor maps
  * memory, which the memory rlimit just applied can refuse. */
-pid_t rf_command_clone(int (*fn)(void *), void *arg)
+pid_t rf_clone_sharing(int (*fn)(void *), void *arg, int flags, void *stack_top)
 {
     if (!RF_SHARED_VM_CLONE) {
-        pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
+        pid_t pid = (pid_t)syscall(SYS_clone, (flags & ~CLONE_VFORK) | SIGCHLD, NULL, NULL, NULL, 0);
         if (pid == 0)
             _exit(fn(arg));
         return pid;
     }
+    return clone(fn, stack_top, CLONE_VM | flags | SIGCHLD, arg);
+}
+
+/* A process for the command: CLONE_VFORK as posix_spawn does, we
+ * suspended until it has exec'd or exited, so its stack can be ours. fn
+ * must only exec or _exit. */
+pid_t rf_command_clone(int (*fn)(void *), void *arg)
+{
     _Alignas(16) char stack[65536]; /* the child's; unused once it has exec'd */
-    return clone(fn, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+    return rf_clone_sharing(fn, arg, CLONE_VFORK, stack + sizeof stack);
 }
 
 _Noreturn void rf_sandbox_child(rf_native_ctx *c)

@@ -148,6 +148,9 @@ void rf_shed_release(const rf_native_ctx *c);
 
 /* sandbox.c: the setup sequence; never returns. */
 _Noreturn void rf_sandbox_child(rf_native_ctx *ctx);
+/* fn(arg) in a process sharing our memory (a copy in sanitizer builds)
+ * and what flags adds; its pid, or -1. */
+pid_t rf_clone_sharing(int (*fn)(void *), void *arg, int flags, void *stack_top);
 /* Start the command's process: fn(arg) must exec or _exit. */
 pid_t rf_command_clone(int (*fn)(void *), void *arg);
 
