@@ -116,3 +116,19 @@ else
     [ "$(cat "$SCRATCH/e")" = err ] && pass "reopening /dev/stderr onto a file works" ||
         fail "reopening /dev/stderr onto a file works"
 fi
+
+# A root caller's workspace on a filesystem that cannot be idmapped (ramfs
+# here; tmpfs before Linux 6.3, found on Debian 12's kernel): the sandbox
+# could not write there, so run refuses, naming the step, the path and the
+# filesystem, and the command does not run.
+if is_root && mkdir -p "$SCRATCH/ramws" && mount -t ramfs none "$SCRATCH/ramws" 2>/dev/null; then
+    (cd "$SCRATCH/ramws" && rf run -- sh -c 'echo ran > ran') >"$SCRATCH/o" 2>"$SCRATCH/e"
+    rc=$?
+    [ $rc = 125 ] && grep -q "idmap a writable mount.*$SCRATCH/ramws (ramfs)" "$SCRATCH/e" &&
+        grep -q '^hint: .*ext4' "$SCRATCH/e" && pass "a root workspace that cannot be idmapped is refused, clearly" ||
+        fail "a root workspace that cannot be idmapped is refused, clearly (rc $rc: $(cat "$SCRATCH/e"))"
+    [ ! -e "$SCRATCH/ramws/ran" ] && pass "...and the command did not run" || fail "...and the command did not run"
+    umount "$SCRATCH/ramws"
+else
+    skip "a root workspace that cannot be idmapped is refused" "needs root and a ramfs mount"
+fi

@@ -33,6 +33,10 @@ static const char *setup_hint(const rf_proc *p)
         return "this host allows no more network namespaces to this user, or none at all (sysctl "
                "user.max_net_namespaces, or a container that forbids them): raise the limit, or share the "
                "host's network with --network host";
+    if (!strcmp(p->setup_step, "idmap a writable mount"))
+        return "as root, the sandbox writes to host paths through an idmapped mount (root inside is "
+               "never host root), which this filesystem does not allow on this kernel: put the "
+               "workspace (or the rw expose) on ext4, xfs or btrfs, or run ringfence as an ordinary user";
     if (!strcmp(p->setup_step, "enter working directory"))
         return "the sandbox user cannot enter it; check its permissions or pass --chdir";
     return NULL;

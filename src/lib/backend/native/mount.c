@@ -23,6 +23,7 @@
 #include <sys/mount.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -46,13 +47,43 @@ static int openat2_in_root(int rootfd, const char *path, int flags)
     return (int)syscall(SYS_openat2, rootfd, *path ? path : ".", &how, sizeof how);
 }
 
+/* Every tree we touch is also made private: a clone of a shared mount
+ * (systemd makes / shared) joins its peer group, so without this a mount
+ * made on top of it inside the sandbox (a protected file's read-only bind
+ * on the workspace) would propagate back into the host's mount table. */
 static int set_attr(int fd, uint64_t set, int userns_fd, bool recursive)
 {
-    struct mount_attr attr = { .attr_set = set };
+    struct mount_attr attr = { .attr_set = set, .propagation = MS_PRIVATE };
     if (set & MOUNT_ATTR_IDMAP)
         attr.userns_fd = (uint64_t)userns_fd;
     unsigned flags = AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0);
     return (int)syscall(SYS_mount_setattr, fd, "", flags, &attr, sizeof attr);
+}
+
+/* The usual filesystems that cannot be idmapped, for the message. */
+static const char *fs_name(int fd)
+{
+    static const struct { unsigned long magic; const char *name; } known[] = {
+        { 0x01021994, "tmpfs, idmapped from Linux 6.3" }, { 0x858458f6, "ramfs" },
+        { 0x794c7630, "overlayfs" },
+        { 0x6969, "NFS" }, { 0x65735546, "FUSE" }, { 0x01021997, "9p" },
+        { 0xff534d42, "CIFS" }, { 0x00c36400, "CephFS" }, { 0x73717368, "squashfs" },
+    };
+    struct statfs st;
+    if (fstatfs(fd, &st) == 0)
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if ((unsigned long)st.f_type == known[i].magic)
+                return known[i].name;
+    return "a filesystem without idmapped mounts here";
+}
+
+static int fail_idmap(rf_setup_fail *f, int fd, const char *source)
+{
+    int e = errno;
+    char detail[sizeof f->detail];
+    snprintf(detail, sizeof detail, "%s (%s)", source, fs_name(fd));
+    errno = e;
+    return rf_fail(f, "idmap a writable mount", detail);
 }
 
 static int attach(int mnt_fd, int target_fd)
@@ -266,10 +297,17 @@ int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, const char
             attrs |= MOUNT_ATTR_NODEV;
         if (set_attr(*fd, attrs, -1, true) < 0)
             return rf_fail(f, "set mount attributes", m->source);
-        /* The idmap goes on separately: if this filesystem cannot be
-         * idmapped, the bind still works (files keep their host owner). */
-        if (m->idmap && userns_fd >= 0)
-            (void)set_attr(*fd, MOUNT_ATTR_IDMAP, userns_fd, true);
+        /* The idmap goes on separately: a read-only bind works without
+         * it (files keep their host owner). A writable one would not: the
+         * sandbox's root is not host root, so it could not write there,
+         * and a filesystem that cannot be idmapped (EINVAL) is refused
+         * rather than left mysteriously read-only. EPERM is another case:
+         * a caller that is root only in a user namespace of its own (a
+         * rootless container) may not idmap its host's mounts at all, and
+         * has never had its workspace idmapped (docs: Known limits). */
+        if (m->idmap && userns_fd >= 0 && set_attr(*fd, MOUNT_ATTR_IDMAP, userns_fd, true) < 0 &&
+            m->writable && errno != EPERM)
+            return fail_idmap(f, *fd, m->source);
     }
     return 0;
 }
