@@ -99,7 +99,14 @@ int rf_userns_create_mapped(uid_t uid_in, uid_t uid_host, gid_t gid_in, gid_t gi
     if (pid < 0) {
         close(sync[0]);
         close(sync[1]);
-        return rf_error_set(err, e, "create a user namespace for the id mapping");
+        rf_error_set(err, e, "create a user namespace for the id mapping");
+        if (e == ENOSPC || e == EUSERS || e == EPERM || e == EACCES)
+            rf_error_hint_set(err, "this host allows no more user namespaces, or none at all (sysctl "
+                                   "user.max_user_namespaces = 0, a container or a security module that "
+                                   "forbids them): raise the limit, or use --backend landlock, which needs "
+                                   "none (its plan's 'cannot' list says what it gives up); 'ringfence "
+                                   "doctor' shows what this host allows");
+        return -1;
     }
     int fd = -1;
     if (rf_userns_write_maps(pid, uid_in, uid_host, gid_in, gid_host, err) == 0) {
