@@ -82,10 +82,11 @@ static json_t *limits_json(const rf_doctor_report *r)
 static json_t *cgroup_json(const rf_doctor_report *r)
 {
     json_t *error = r->cgroup.delegated ? json_null() : errno_or_null(r->cgroup.errnum);
-    return json_pack("{s:s, s:o, s:o, s:b, s:o, s:o, s:o}", "version", r->cgroup.version,
+    return json_pack("{s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o}", "version", r->cgroup.version,
                      "v2_mount", str_or_null(r->cgroup.v2_mount), "own",
                      str_or_null(r->cgroup.own), "delegated", r->cgroup.delegated, "error", error,
-                     "controllers", words_json(r->cgroup.controllers), "limits", limits_json(r));
+                     "controllers", words_json(r->cgroup.controllers), "limits", limits_json(r),
+                     "systemd_scope", str_or_null(r->cgroup.systemd_scope));
 }
 
 static json_t *report_json(const rf_doctor_report *r)
@@ -167,6 +168,8 @@ static void text_host(FILE *f, const rf_doctor_report *r)
     if (r->cgroup.v2_mount)
         line(f, "", "controllers: %s",
              r->cgroup.controllers && *r->cgroup.controllers ? r->cgroup.controllers : "none");
+    if (r->cgroup.systemd_scope)
+        line(f, "", "limits go in a delegated systemd scope: %s", r->cgroup.systemd_scope);
     const char *names[] = { "bwrap", "firejail", "podman", "docker" };
     const char *paths[] = { r->tools.bwrap, r->tools.firejail, r->tools.podman, r->tools.docker };
     for (int i = 0; i < 4; i++)

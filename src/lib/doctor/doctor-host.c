@@ -4,6 +4,7 @@
 #include "doctor/doctor.h"
 #include "seccomp/seccomp.h"
 #include "limits/cgroup.h"
+#include "limits/systemd.h"
 #include "util/cleanup.h"
 
 #include <errno.h>
@@ -165,6 +166,8 @@ static void probe_limits(rf_doctor_report *r)
     rf_error *err = NULL;
     if (rf_limits_probe(&l, &r->cgroup.how, &r->cgroup.fallback, &err) == 0)
         r->cgroup.probed = true;
+    const char *scope = rf_systemd_scope_made();
+    r->cgroup.systemd_scope = scope ? strdup(scope) : NULL;
     rf_error_free(err);
 }
 

@@ -242,6 +242,7 @@ RF_EXPORT void rf_doctor_free(rf_doctor_report *r)
     free(r->cgroup.own);
     free(r->cgroup.controllers);
     rf_strv_free(r->cgroup.fallback);
+    free(r->cgroup.systemd_scope);
     free(r->tools.bwrap);
     free(r->tools.firejail);
     free(r->tools.podman);

@@ -68,6 +68,7 @@ struct rf_doctor_report {
         bool probed;
         rf_limits_report how;
         char **fallback;
+        char *systemd_scope; /* the delegated scope the probe got, or NULL */
     } cgroup;
 
     struct {

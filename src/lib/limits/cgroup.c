@@ -2,6 +2,7 @@
 #include "limits/cgroup-private.h"
 #include "limits/cgroupfs.h"
 #include "limits/limits.h"
+#include "limits/systemd.h"
 
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -27,9 +28,16 @@ static unsigned name_counter;
 /* Why a controller has no cgroup: errno of the failed step and where. */
 typedef struct why_not {
     int errnum;       /* 0: no hierarchy carries the controller */
-    const char *step; /* "create", "enable", "attach" */
+    const char *step; /* "create a cgroup in", "enable the controller below" */
     const char *dir;  /* borrowed from rf_hierarchies */
+    char more[320];   /* "; ..." after the reason, or "" */
 } why_not;
+
+static void why_append(why_not *w, const char *text, const char *arg)
+{
+    size_t used = strlen(w->more);
+    snprintf(w->more + used, sizeof w->more - used, "%s%s", text, arg ? arg : "");
+}
 
 static const char *const setting_names[RF_CTRL_N] = { "limits.memory", "limits.pids",
                                                       "limits.cpu" };
@@ -153,26 +161,65 @@ static int write_limit(const rf_cg_dir *d, rf_ctrl c, const rf_limits *l, rf_err
     }
 }
 
-/* Make the controller available to our children: on v2 it must be listed
- * in our own cgroup.subtree_control. Writing it fails with EBUSY when our
- * cgroup holds processes (the no-internal-process rule), and moving the
- * caller itself elsewhere is not ours to do, so that is a fallback case. */
-static int v2_enable(int parent_fd, rf_ctrl c)
+/* Is ctrl listed in dir_fd's cgroup.subtree_control? */
+static bool v2_enabled(int dir_fd, rf_ctrl c)
 {
     char buf[256];
-    int fd = openat(parent_fd, "cgroup.subtree_control", O_RDONLY | O_CLOEXEC);
+    int fd = openat(dir_fd, "cgroup.subtree_control", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return -errno;
+        return false;
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
     buf[n > 0 ? n : 0] = '\0';
     const char *name = rf_hierarchy_ctrl_name(c);
     for (char *save = NULL, *t = strtok_r(buf, " \n", &save); t; t = strtok_r(NULL, " \n", &save))
         if (strcmp(t, name) == 0)
-            return 0;
+            return true;
+    return false;
+}
+
+/* Make the controller available to the children of our own cgroup. We are
+ * in it, so it holds a process, and cgroup v2 hands a controller down
+ * only from an empty cgroup or the root one. Writing subtree_control
+ * elsewhere either fails (EBUSY, memory) or, for the threaded controllers
+ * pids and cpu, succeeds and turns our cgroup into a thread root whose
+ * new children are invalid domains: clone3(CLONE_INTO_CGROUP) then fails
+ * with EOPNOTSUPP, and the caller's cgroup stays changed. So only the
+ * root cgroup (the one without a cgroup.type file, whatever a cgroup
+ * namespace calls "/") is ever written. */
+static int v2_enable_own(int own_fd, rf_ctrl c)
+{
+    if (v2_enabled(own_fd, c))
+        return 0;
+    if (faccessat(own_fd, "cgroup.type", F_OK, 0) == 0)
+        return -EBUSY;
     char plus[32];
-    snprintf(plus, sizeof plus, "+%s", name);
-    return rf_cgroupfs_write(parent_fd, "cgroup.subtree_control", plus);
+    snprintf(plus, sizeof plus, "+%s", rf_hierarchy_ctrl_name(c));
+    return rf_cgroupfs_write(own_fd, "cgroup.subtree_control", plus);
+}
+
+/* Where our own cgroup cannot give a sandbox a controller that no v1
+ * hierarchy carries either, ask systemd for a delegated scope instead
+ * (limits/systemd.h). Returns its directory, or NULL with the reason
+ * added to why[] of each controller that needed it. */
+static const char *v2_scope_if_needed(const rf_hierarchies *h, const bool want[],
+                                      const bool own_ok[], why_not why[])
+{
+    bool need[RF_CTRL_N], any = false;
+    for (int c = 0; c < RF_CTRL_N; c++)
+        any |= need[c] = want[c] && !own_ok[c] && !h->v1[c].dir;
+    if (!any)
+        return NULL;
+    const char *dir = NULL;
+    rf_error *e = NULL;
+    if (rf_systemd_scope_dir(&dir, &e) == 0)
+        return dir;
+    for (int c = 0; c < RF_CTRL_N; c++)
+        if (need[c])
+            why_append(&why[c], "; asking systemd for a delegated scope failed: ",
+                       rf_error_message(e));
+    rf_error_free(e);
+    return NULL;
 }
 
 static int setup_v2(rf_cgroup *cg, const rf_hierarchies *h, const bool want[], const rf_limits *l,
@@ -183,16 +230,30 @@ static int setup_v2(rf_cgroup *cg, const rf_hierarchies *h, const bool want[], c
     for (int c = 0; c < RF_CTRL_N; c++) {
         if (!want[c] || !h->v2_has[c])
             continue;
-        int r = pfd < 0 ? -errno : v2_enable(pfd, c);
+        int r = pfd < 0 ? -errno : v2_enable_own(pfd, c);
         use[c] = r == 0;
         if (r < 0)
-            why[c] = (why_not){ -r, "enable the controller in", h->v2.dir };
+            why[c] = (why_not){ -r, "enable the controller below", h->v2.dir, "" };
+        if (r == -EBUSY)
+            why_append(&why[c], "; it holds processes, and cgroup v2 hands a controller down "
+                                "only from an empty cgroup", NULL);
     }
-    int i = cg_add_dir(cg, 0, true, h->v2.dir);
+    const char *parent = h->v2.dir;
+    const char *scope = v2_scope_if_needed(h, want, use, why);
+    if (scope) {
+        parent = scope;
+        _cleanup_close_ int sfd = open(scope, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        for (int c = 0; c < RF_CTRL_N; c++) {
+            use[c] = want[c] && sfd >= 0 && v2_enabled(sfd, c);
+            if (want[c] && !use[c])
+                why_append(&why[c], "; the delegated systemd scope lacks it: ", scope);
+        }
+    }
+    int i = cg_add_dir(cg, 0, true, parent);
     if (i < 0) {
         for (int c = 0; c < RF_CTRL_N; c++)
             if (use[c])
-                why[c] = (why_not){ -i, "create a cgroup in", h->v2.dir };
+                why[c] = (why_not){ -i, "create a cgroup in", parent, "" };
         return 0; /* the v2 cgroup is optional; limits fall back below */
     }
     cg->v2_dir = i;
@@ -216,7 +277,7 @@ static int setup_v1(rf_cgroup *cg, const rf_hierarchies *h, rf_ctrl c, const rf_
     if (i < 0)
         i = cg_add_dir(cg, h->v1[c].id, false, h->v1[c].dir);
     if (i < 0) {
-        *why = (why_not){ -i, "create a cgroup in", h->v1[c].dir };
+        *why = (why_not){ -i, "create a cgroup in", h->v1[c].dir, "" };
         return 0;
     }
     if (write_limit(&cg->dirs[i], c, l, err) < 0)
@@ -229,9 +290,10 @@ static char *why_text(rf_ctrl c, const why_not *w)
 {
     char *s = NULL;
     int r = w->errnum
-                ? asprintf(&s, "cannot %s %s: %s", w->step, w->dir, strerror(w->errnum))
-                : asprintf(&s, "no cgroup hierarchy carries the %s controller",
-                           rf_hierarchy_ctrl_name(c));
+                ? asprintf(&s, "cannot %s %s: %s%s", w->step, w->dir, strerror(w->errnum),
+                           w->more)
+                : asprintf(&s, "no cgroup hierarchy carries the %s controller%s",
+                           rf_hierarchy_ctrl_name(c), w->more);
     return r < 0 ? NULL : s;
 }
 

@@ -216,11 +216,21 @@ static char *read_text(const char *path)
 
 int rf_hierarchy_discover(rf_hierarchies *h, rf_error **err)
 {
-    _cleanup_free_ char *cg = read_text("/proc/self/cgroup");
+    return rf_hierarchy_discover_pid(0, h, err);
+}
+
+int rf_hierarchy_discover_pid(pid_t pid, rf_hierarchies *h, rf_error **err)
+{
+    char cg_path[64];
+    if (pid > 0)
+        snprintf(cg_path, sizeof cg_path, "/proc/%d/cgroup", (int)pid);
+    else
+        snprintf(cg_path, sizeof cg_path, "/proc/self/cgroup");
+    _cleanup_free_ char *cg = read_text(cg_path);
     _cleanup_free_ char *mi = read_text("/proc/self/mountinfo");
     if (!cg || !mi) {
         hier_reset(h);
-        return rf_error_set(err, errno, "reading %s", cg ? "/proc/self/mountinfo" : "/proc/self/cgroup");
+        return rf_error_set(err, errno, "reading %s", cg ? "/proc/self/mountinfo" : cg_path);
     }
     if (rf_hierarchy_parse(cg, mi, h, err) < 0)
         return -1;

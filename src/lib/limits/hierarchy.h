@@ -8,6 +8,7 @@
 #include "ringfence.h"
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 typedef enum { RF_CTRL_MEMORY, RF_CTRL_PIDS, RF_CTRL_CPU, RF_CTRL_N } rf_ctrl;
 
@@ -30,4 +31,7 @@ int rf_hierarchy_parse(const char *proc_cgroup, const char *mountinfo, rf_hierar
                        rf_error **err);
 /* Read the two files and our v2 cgroup.controllers. */
 int rf_hierarchy_discover(rf_hierarchies *h, rf_error **err);
+/* The same for the cgroups of another process (pid > 0), seen through our
+ * own mount table. */
+int rf_hierarchy_discover_pid(pid_t pid, rf_hierarchies *h, rf_error **err);
 void rf_hierarchy_clear(rf_hierarchies *h);
