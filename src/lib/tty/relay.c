@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,7 +26,9 @@
 
 struct rf_tty {
     unsigned streams;
-    int in, out;          /* the caller's fd 0 / 1 or 2, or -1 */
+    int in, out;          /* the caller's fd 0 / 1 or 2 (or our own description
+                             of it, see own_output()), or -1 */
+    bool out_owned;       /* out is ours: non-blocking, closed by us */
     int master;           /* -1 until attached, and once hung up */
     bool in_tty, raw;     /* in is a terminal; it is in raw mode now */
     struct termios saved; /* in's settings before raw mode */
@@ -59,13 +62,33 @@ static void on_winch(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
-/* A blocking write to a pipe or terminal returns only when all of it is
- * taken: at most PIPE_BUF per round there, so a slow reader never holds
- * the wait loop (deadlines, signals). A file takes all at once. */
-static size_t out_chunk(int fd)
+/* Output goes through a description of our own of the caller's stdout
+ * (a terminal or a pipe opened again through /proc/self/fd): non-blocking
+ * there without touching the caller's, which its shell shares. Where that
+ * cannot be (a socket), the caller's own, blocking: a write to a pipe or a
+ * terminal returns only when all of it is taken, so at most PIPE_BUF per
+ * round after POLLOUT, and a slow reader never holds the wait loop for
+ * long. A file takes all at once. */
+static void own_output(rf_tty *t)
 {
     struct stat st;
-    return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? RELAY_BUF : PIPE_BUF;
+    t->out_chunk = PIPE_BUF;
+    if (t->out < 0 || fstat(t->out, &st) < 0)
+        return;
+    if (S_ISREG(st.st_mode)) {
+        t->out_chunk = RELAY_BUF;
+        return;
+    }
+    if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+        return;
+    char path[40];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", t->out);
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    t->out = fd;
+    t->out_owned = true;
+    t->out_chunk = RELAY_BUF;
 }
 
 rf_tty *rf_tty_new(unsigned streams, rf_error **err)
@@ -84,7 +107,7 @@ rf_tty *rf_tty_new(unsigned streams, rf_error **err)
     int sized = t->in_tty ? t->in : t->out;
     if (sized < 0 || ioctl(sized, TIOCGWINSZ, &t->size) < 0)
         memset(&t->size, 0, sizeof t->size);
-    t->out_chunk = out_chunk(t->out);
+    own_output(t);
     return t;
 }
 
@@ -149,7 +172,7 @@ void rf_tty_pollfds(const rf_tty *t, struct pollfd *pfd)
         return;
     if (t->in >= 0 && !t->in_eof && t->to_len == 0)
         pfd[0] = (struct pollfd){ .fd = t->in, .events = POLLIN };
-    short ev = (short)((t->from_len == 0 && !t->master_eof ? POLLIN : 0) | (t->to_len > 0 ? POLLOUT : 0));
+    short ev = (short)((t->from_len < RELAY_BUF && !t->master_eof ? POLLIN : 0) | (t->to_len > 0 ? POLLOUT : 0));
     if (ev)
         pfd[1] = (struct pollfd){ .fd = t->master, .events = ev };
     if (t->from_len > 0 && t->out >= 0)
@@ -192,6 +215,58 @@ static void read_input(rf_tty *t)
     t->last_in = t->to_pty[n - 1];
 }
 
+/* Append what the master has to the output buffer; true if anything came. */
+static bool read_master(rf_tty *t)
+{
+    if (t->master_eof || t->master < 0 || t->from_len == RELAY_BUF)
+        return false;
+    ssize_t n = read(t->master, t->from_pty + t->from_len, RELAY_BUF - t->from_len);
+    if (n > 0) {
+        t->from_len += (size_t)n;
+        if (t->out < 0)
+            t->from_len = t->from_off = 0; /* no stream of the caller's is the pty: dropped */
+        return true;
+    }
+    if (n == 0 || (errno != EAGAIN && errno != EINTR))
+        t->master_eof = true; /* EIO: every slave descriptor is closed */
+    return false;
+}
+
+/* Write what the output buffer holds; true if anything went. */
+static bool write_output(rf_tty *t)
+{
+    size_t len = t->from_len - t->from_off;
+    if (len == 0 || t->out < 0)
+        return false;
+    ssize_t n = write(t->out, t->from_pty + t->from_off, len < t->out_chunk ? len : t->out_chunk);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return false;
+    if (n < 0) {
+        t->out = -1; /* EPIPE, a full disk: the rest is dropped, the command runs on */
+        t->from_len = t->from_off = 0;
+        return false;
+    }
+    t->from_off += (size_t)n;
+    if (t->from_off == t->from_len)
+        t->from_len = t->from_off = 0;
+    return true;
+}
+
+/* Output in a few rounds of read and write without a poll between them (a
+ * pty hands out a few KiB per read); bounded, so the wait loop still sees
+ * its deadlines and messages. A blocking output waits for POLLOUT. */
+static void pump_output(rf_tty *t, bool out_ready)
+{
+    for (int round = 0; round < 32; round++) {
+        bool moved = read_master(t);
+        if (out_ready || t->out_owned)
+            moved |= write_output(t);
+        out_ready = false;
+        if (!moved)
+            return;
+    }
+}
+
 static void master_ready(rf_tty *t, short revents)
 {
     if (t->to_len > 0 && (revents & (POLLOUT | POLLERR | POLLHUP))) {
@@ -203,33 +278,8 @@ static void master_ready(rf_tty *t, short revents)
         if (t->to_off == t->to_len)
             t->to_len = t->to_off = 0;
     }
-    if (t->from_len == 0 && !t->master_eof && (revents & (POLLIN | POLLERR | POLLHUP))) {
-        ssize_t n = read(t->master, t->from_pty, sizeof t->from_pty);
-        if (n > 0) {
-            t->from_len = (size_t)n;
-            t->from_off = 0;
-        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-            t->master_eof = true; /* EIO: every slave descriptor is closed */
-        }
-    }
-    if (t->out < 0)
-        t->from_len = 0; /* no stream of the caller's is the pty: dropped */
-}
-
-static void write_output(rf_tty *t)
-{
-    size_t len = t->from_len - t->from_off;
-    ssize_t n = write(t->out, t->from_pty + t->from_off, len < t->out_chunk ? len : t->out_chunk);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        return;
-    if (n < 0) {
-        t->out = -1; /* EPIPE, a full disk: the rest is dropped, the command runs on */
-        t->from_len = 0;
-        return;
-    }
-    t->from_off += (size_t)n;
-    if (t->from_off == t->from_len)
-        t->from_len = t->from_off = 0;
+    if (revents & (POLLIN | POLLERR | POLLHUP))
+        pump_output(t, false);
 }
 
 /* The window changed: the caller's size to the pty, whose kernel sends
@@ -255,7 +305,7 @@ void rf_tty_serve(rf_tty *t, const struct pollfd *pfd)
     if (pfd[1].fd >= 0 && pfd[1].revents && t->master >= 0)
         master_ready(t, pfd[1].revents);
     if (pfd[2].fd >= 0 && pfd[2].revents && t->out >= 0)
-        write_output(t);
+        pump_output(t, true);
 }
 
 static void restore(rf_tty *t)
@@ -273,6 +323,14 @@ static void restore(rf_tty *t)
     if (t->raw)
         (void)tcsetattr(t->in, TCSADRAIN, &t->saved);
     t->raw = false;
+}
+
+static void close_output(rf_tty *t)
+{
+    if (t->out_owned && t->out >= 0)
+        close(t->out);
+    t->out_owned = false;
+    t->out = -1;
 }
 
 void rf_tty_finish(rf_tty *t)
@@ -298,6 +356,7 @@ void rf_tty_finish(rf_tty *t)
     close(t->master);
     t->master = -1;
     restore(t);
+    close_output(t);
 }
 
 void rf_tty_free(rf_tty *t)
@@ -305,6 +364,7 @@ void rf_tty_free(rf_tty *t)
     if (!t)
         return;
     restore(t);
+    close_output(t);
     if (t->master >= 0)
         close(t->master);
     free(t);
