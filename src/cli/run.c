@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 static rf_proc *volatile running;
@@ -142,7 +143,10 @@ static bool same_terminal(int fd)
  * --pty and no terminal, the pty is relayed to our stdin and stdout. */
 static const rf_stdio *choose_stdio(const rf_cli_opts *o, const rf_plan *plan, rf_stdio *io)
 {
-    bool tty_in = isatty(0);
+    /* Auto: only in the terminal's foreground job. In the background
+     * (run -- cmd &) raw mode would stop us with SIGTTOU; there the old
+     * way lets the command run on as it always did. */
+    bool tty_in = isatty(0) && (o->pty == RF_CLI_PTY_ON || tcgetpgrp(0) == getpgrp());
     if (o->pty == RF_CLI_PTY_OFF ||
         (o->pty == RF_CLI_PTY_AUTO && (!tty_in || strcmp(rf_plan_backend(plan), "native"))))
         return NULL;
@@ -194,7 +198,11 @@ static void help(void)
            "a clean environment with HOME, TMPDIR and XDG_* redirected into the instance\n"
            "root ($RINGFENCE_HOME, else ~/.ringfence), a private /tmp, its own process\n"
            "tree that dies with it, no capabilities. Stdin, stdout and stderr are passed\n"
-           "through untouched, so stdio servers (MCP, ACP) work as they are.\n"
+           "through untouched, so stdio servers (MCP, ACP) work as they are; when stdin\n"
+           "is a terminal, the command gets a terminal of its own inside instead (a pty\n"
+           "relayed to yours: job control, Ctrl-C, window size; --no-pty to keep your\n"
+           "streams as they are). SIGINT, SIGTERM and SIGHUP sent to ringfence reach every\n"
+           "process of the sandbox.\n"
            "\n"
            "Options:\n");
     rf_cli_print_options(stdout, "run", false);
