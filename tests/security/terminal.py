@@ -39,7 +39,7 @@ def set_size(fd, rows, cols):
 class Term:
     """ringfence ARGS on a fresh terminal of its own; stdout may go elsewhere."""
 
-    def __init__(self, args, rows=30, cols=100, stdout=None, env=None):
+    def __init__(self, args, rows=30, cols=100, stdout=None, env=None, background=False):
         self.master, self.slave = os.openpty()
         set_size(self.master, rows, cols)
         self.before = termios.tcgetattr(self.slave)
@@ -55,6 +55,11 @@ class Term:
             if stdout is not None:
                 os.dup2(stdout, 1)
             os.closerange(3, 256)
+            if background:  # a job of this terminal, not its foreground one (run -- cmd &)
+                job = os.fork()
+                if job:
+                    os._exit(os.waitstatus_to_exitcode(os.waitpid(job, 0)[1]) & 0xff)
+                os.setpgid(0, 0)
             os.execve(RF, [RF] + args, e)
         self.status = None
 
@@ -315,6 +320,12 @@ def modes():
     ok(t.expect("done"), "--no-pty runs", t.buf)
     ok(b"not a tty" in t.buf, "--no-pty keeps today's behaviour: no controlling terminal inside ('not a tty')",
        t.buf)
+    t.close()
+    t = Term(["run", "--", "sh", "-c", "tty; echo done"], background=True)
+    st = t.wait()
+    ok(st == 0 and b"not a tty" in t.buf, "in the terminal's background, no --pty: today's behaviour, not stopped",
+       t.buf)
+    ok(t.settings_kept(), "and the terminal's settings untouched")
     t.close()
     path = os.path.join(WS, "out.txt")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
