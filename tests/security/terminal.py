@@ -238,6 +238,27 @@ def restored_after_kills():
     t.close()
 
 
+def hang_up():
+    token = "sleep 30.7%d" % os.getpid()
+    t = run(["bash", "--norc", "--noprofile", "-i"])
+    ok(t.expect(r"bash-[\d.]+[#$] "), "control: an interactive bash runs (hang-up)", t.buf)
+    t.send("%s\r" % token)
+    time.sleep(0.5)
+    ok(bool(pids_of("^" + token)), "control: its foreground job runs")
+    os.close(t.master)  # the terminal emulator's window closes
+    end = time.time() + 5
+    while t.status is None and time.time() < end:
+        p, st = os.waitpid(t.pid, os.WNOHANG)
+        if p:
+            t.status = os.waitstatus_to_exitcode(st)
+        time.sleep(0.05)
+    ok(t.status is not None, "the caller's terminal hung up: ringfence ends (%r)" % t.status)
+    time.sleep(0.2)
+    ok(not pids_of("^" + token), "and the hang-up reached the job inside: nothing left")
+    t.master = os.open("/dev/null", os.O_RDONLY)  # for close()
+    t.close()
+
+
 PROBE_STI = r"""
 import fcntl, os, termios
 fds = [0, 1, 2]
@@ -354,7 +375,7 @@ def modes():
     t.close()
 
 
-for test in (bash_job_control, ctrl_c_kills_tree, window_size, dev_tty, restored_after_kills, injection_tests,
+for test in (bash_job_control, ctrl_c_kills_tree, window_size, dev_tty, restored_after_kills, hang_up, injection_tests,
              flood, modes):
     try:
         test()
