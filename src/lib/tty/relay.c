@@ -132,10 +132,12 @@ static void follow_window(rf_tty *t)
         t->winch[0] = t->winch[1] = -1;
         return;
     }
+    /* The previous action is known before ours can run: it is chained. */
+    sigaction(SIGWINCH, NULL, &t->old_winch);
+    chained_winch = t->old_winch;
     struct sigaction sa = { .sa_sigaction = on_winch, .sa_flags = SA_SIGINFO | SA_RESTART };
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGWINCH, &sa, &t->old_winch);
-    chained_winch = t->old_winch;
+    sigaction(SIGWINCH, &sa, NULL);
     t->winch_owned = true;
 }
 
