@@ -193,9 +193,9 @@ def ctrl_c_kills_tree():
 def window_size():
     script = ("import os, signal, time\n"
               "def winch(sig, frame):\n"
-              "    print('size %d %d' % os.get_terminal_size()[::-1], flush=True)\n"
+              "    os.write(1, b'size %d %d\\n' % os.get_terminal_size()[::-1])\n"
               "signal.signal(signal.SIGWINCH, winch)\n"
-              "print('ready', flush=True)\n"
+              "os.write(1, b'ready\\n')\n"
               "time.sleep(10)\n")
     t = run(["python3", "-c", script], rows=24, cols=80)
     ok(t.expect("ready"), "control: the resize watcher runs", t.buf)
