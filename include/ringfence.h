@@ -158,7 +158,9 @@ RF_EXPORT pid_t rf_proc_pid(const rf_proc *proc);
 /* Wait until the sandbox ends (enforcing the plan's timeout); fill *out.
  * Returns 0, or < 0 if waiting itself failed. */
 RF_EXPORT int rf_proc_wait(rf_proc *proc, rf_status *out, rf_error **err);
-/* Send sig to the command; SIGKILL ends the whole tree at once. */
+/* Send sig into the sandbox: SIGINT, SIGTERM, SIGHUP and SIGQUIT reach
+ * every process of it (as a terminal's Ctrl-C reaches a whole job), other
+ * signals the command alone; SIGKILL ends the whole tree at once. */
 RF_EXPORT int rf_proc_kill(rf_proc *proc, int sig);
 /* Ask every process in the sandbox to stop: SIGTERM to all, then SIGKILL to
  * the whole tree after the plan's grace period (done by rf_proc_wait). */

@@ -75,7 +75,7 @@ RF_EXPORT pid_t rf_proc_pid(const rf_proc *p)
 }
 
 /* Async-signal-safe: the CLI calls it from its signal handlers. Init
- * forwards the signal to the command; SIGKILL ends the tree at once. */
+ * passes the signal on (init.c: forward()); SIGKILL ends the tree at once. */
 RF_EXPORT int rf_proc_kill(rf_proc *p, int sig)
 {
     if (sig == SIGKILL)
