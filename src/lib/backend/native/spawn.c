@@ -107,6 +107,24 @@ fail:
     return NULL;
 }
 
+/* RF_STDIO_PTY: the relay made now (it reads the caller's window size for
+ * the child); the pty itself is made inside (sandbox.c). */
+static int prepare_pty(const rf_plan *plan, const rf_stdio *stdio, rf_native_ctx *ctx, rf_tty **ret_tty,
+                       rf_error **err)
+{
+    ctx->pty_streams = rf_tty_streams(stdio);
+    if (!ctx->pty_streams)
+        return 0;
+    if (plan->deferred)
+        return rf_error_set(err, EINVAL, "a warm pool's sandbox cannot give its command a terminal (RF_STDIO_PTY)");
+    rf_tty *tty = rf_tty_new(ctx->pty_streams, err);
+    if (!tty)
+        return -1;
+    rf_tty_size(tty, &ctx->pty_size);
+    *ret_tty = tty;
+    return 0;
+}
+
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
     rf_backend_start start;
@@ -136,15 +154,8 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     ctx.srcs = srcs;
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
-    ctx.pty_streams = rf_tty_streams(stdio);
-    if (ctx.pty_streams && plan->deferred) {
-        rf_error_set(err, EINVAL, "a warm pool's sandbox cannot give its command a terminal (RF_STDIO_PTY)");
+    if (prepare_pty(plan, stdio, &ctx, &tty, err) < 0)
         goto fail;
-    }
-    if (ctx.pty_streams && !(tty = rf_tty_new(ctx.pty_streams, err)))
-        goto fail;
-    if (tty)
-        rf_tty_size(tty, &ctx.pty_size);
     if (rf_confine_prepare(plan, &ctx, err) < 0)
         goto fail;
     char etc_cache[4096];
