@@ -364,6 +364,15 @@ def modes():
                        capture_output=True, timeout=20)
     ok(p.returncode == 0 and re.search(rb"/dev/pts/\d+", p.stdout) and b"piped-line" in p.stdout,
        "--pty with no terminal: the command gets a pty relayed to pipes, EOF passed on", p)
+    # The command ends with its last 100 KB still on the way (the pty, the
+    # relay's buffer, a full pipe) and the reader comes back 2.5 s later.
+    p = subprocess.Popen([RF, "run", "--pty", "--", "sh", "-c", "head -c 100000 /dev/zero | tr '\\0' a"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    time.sleep(2.5)
+    data = p.stdout.read()
+    p.wait(20)
+    ok(len(data) == 100000 and data == b"a" * 100000,
+       "output waits for a slow reader after the command ended (%d of 100000 bytes)" % len(data))
     t = Term(["run", "--pty", "--backend", "none", "--", "true"])
     st = t.wait()
     ok(st == 125 and b"--backend native" in t.buf, "--pty with another backend is refused, naming the fix", t.buf)

@@ -350,9 +350,12 @@ void rf_tty_finish(rf_tty *t)
         struct pollfd pfd[RF_TTY_NFDS];
         rf_tty_pollfds(t, pfd);
         pfd[3].fd = -1;
-        int n = poll(pfd, RF_TTY_NFDS, 1000);
+        /* Output not yet taken waits for its reader as long as a write
+         * would (a pager read slowly); the master itself answers at once
+         * (data or EIO), a second of nothing is only a safety net. */
+        int n = poll(pfd, RF_TTY_NFDS, t->from_len > 0 ? -1 : 1000);
         if (n == 0 || (n < 0 && errno != EINTR))
-            break; /* nothing in a second: the pty has nothing more */
+            break;
         rf_tty_serve(t, pfd);
     }
     close(t->master);
