@@ -234,6 +234,14 @@ static bool read_master(rf_tty *t)
     return false;
 }
 
+static void close_output(rf_tty *t)
+{
+    if (t->out_owned && t->out >= 0)
+        close(t->out);
+    t->out_owned = false;
+    t->out = -1;
+}
+
 /* Write what the output buffer holds; true if anything went. */
 static bool write_output(rf_tty *t)
 {
@@ -244,7 +252,7 @@ static bool write_output(rf_tty *t)
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
         return false;
     if (n < 0) {
-        t->out = -1; /* EPIPE, a full disk: the rest is dropped, the command runs on */
+        close_output(t); /* EPIPE, a full disk: the rest is dropped, the command runs on */
         t->from_len = t->from_off = 0;
         return false;
     }
@@ -325,14 +333,6 @@ static void restore(rf_tty *t)
     if (t->raw)
         (void)tcsetattr(t->in, TCSADRAIN, &t->saved);
     t->raw = false;
-}
-
-static void close_output(rf_tty *t)
-{
-    if (t->out_owned && t->out >= 0)
-        close(t->out);
-    t->out_owned = false;
-    t->out = -1;
 }
 
 void rf_tty_finish(rf_tty *t)
