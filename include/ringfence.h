@@ -112,6 +112,18 @@ typedef struct rf_stdio {
     int in_fd, out_fd, err_fd;
 } rf_stdio;
 #define RF_STDIO_INHERIT ((rf_stdio){ -1, -1, -1 })
+/* A stream set to RF_STDIO_PTY is the slave of a pseudo-terminal made in
+ * the sandbox's own /dev/pts, the command's controlling terminal (the
+ * command leads a session there). The caller never hands the command a
+ * descriptor of its own terminal: rf_proc_wait relays between the pty's
+ * master and the caller's own fd 0 (input, when in_fd is RF_STDIO_PTY)
+ * and fd 1 (output; fd 2 when only err_fd is RF_STDIO_PTY). When fd 0 is
+ * a terminal, it is in raw mode while the relay runs, its window size is
+ * followed (SIGWINCH: a handler is installed for the duration, the
+ * previous one still called), and it is restored when the wait ends, by
+ * rf_proc_free at the latest. Native backend only; the others, and a
+ * warm pool, refuse it. See docs/terminal.md. */
+#define RF_STDIO_PTY (-2)
 
 /* The result of a finished sandbox. */
 typedef struct rf_status {
@@ -146,7 +158,9 @@ RF_EXPORT pid_t rf_proc_pid(const rf_proc *proc);
 /* Wait until the sandbox ends (enforcing the plan's timeout); fill *out.
  * Returns 0, or < 0 if waiting itself failed. */
 RF_EXPORT int rf_proc_wait(rf_proc *proc, rf_status *out, rf_error **err);
-/* Send sig to the command; SIGKILL ends the whole tree at once. */
+/* Send sig into the sandbox: SIGINT, SIGTERM, SIGHUP and SIGQUIT reach
+ * every process of it (as a terminal's Ctrl-C reaches a whole job), other
+ * signals the command alone; SIGKILL ends the whole tree at once. */
 RF_EXPORT int rf_proc_kill(rf_proc *proc, int sig);
 /* Ask every process in the sandbox to stop: SIGTERM to all, then SIGKILL to
  * the whole tree after the plan's grace period (done by rf_proc_wait). */

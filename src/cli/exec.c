@@ -134,6 +134,7 @@ int rf_cli_exec(int argc, char **argv)
         rf_error_free(err);
         goto out;
     }
+    o.pty = RF_CLI_PTY_OFF; /* an agent's tool call: its stdio as it is (terminals: ringfence run) */
     code = rf_cli_execute(&o, plan);
     rf_plan_free(plan);
 out:

@@ -23,7 +23,7 @@ enum opt_id {
     OPT_INSTANCE, OPT_EPHEMERAL, OPT_PROFILE, OPT_TARGET, OPT_CREDENTIAL, OPT_COPY, OPT_FORCE, OPT_JSON,
     OPT_OWN_IDENTITY,
     OPT_SOCKET, OPT_POOL_SIZE, OPT_VIA, OPT_NO_POOL,
-    OPT_SHARE_TMP,
+    OPT_SHARE_TMP, OPT_PTY, OPT_NO_PTY,
 };
 
 static const struct rf_option {
@@ -90,6 +90,12 @@ static const struct rf_option {
     { "runner", required_argument, OPT_RUNNER, "TYPE", "Mitto runner type whose restrictions apply" },
     { "trust-workspace-config", no_argument, OPT_TRUST_WS, NULL,
       "let the workspace's .ringfence.* loosen the policy (by default it may only tighten)" },
+    { "pty", no_argument, OPT_PTY, NULL,
+      "give the command a terminal of its own, a pseudo-terminal inside the sandbox relayed to yours (the default "
+      "when your stdin is a terminal; native backend; see docs/terminal.md)", "run" },
+    { "no-pty", no_argument, OPT_NO_PTY, NULL,
+      "no terminal inside: pass your stdin, stdout and stderr as they are, the command in a session with no "
+      "controlling terminal", "run" },
     { "status-json", required_argument, OPT_STATUS_JSON, "FILE", "write the status record as JSON to FILE" },
     { "status-fd", required_argument, OPT_STATUS_FD, "N", "write JSON lines to fd N: the pid, then the status" },
     { "log-level", required_argument, OPT_LOG_LEVEL, "LEVEL",
@@ -345,6 +351,8 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     case OPT_FORCE: o->force = true; return 0;
     case OPT_SOCKET: o->socket = arg; return 0;
     case OPT_VIA: o->via = arg; return 0;
+    case OPT_PTY:
+    case OPT_NO_PTY: o->pty = id == OPT_PTY ? RF_CLI_PTY_ON : RF_CLI_PTY_OFF; return 0;
     case OPT_NO_POOL: o->no_pool = true; return 0;
     case OPT_POOL_SIZE: {
         double v;

@@ -32,6 +32,7 @@ typedef struct rf_cli_opts {
     const char *socket;    /* serve --socket */
     size_t pool_size;      /* serve --pool-size (0: default) */
     const char *via;       /* run --via */
+    enum { RF_CLI_PTY_AUTO, RF_CLI_PTY_ON, RF_CLI_PTY_OFF } pty; /* run --pty, --no-pty */
     bool no_pool;          /* mcp --no-pool */
     struct rf_instance *instance; /* the instance run in (closed by rf_cli_opts_clear) */
     bool help;

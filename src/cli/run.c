@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 static rf_proc *volatile running;
@@ -127,10 +128,39 @@ static void explain_end(const rf_plan *plan, const rf_status *st)
     }
 }
 
+/* fd is a terminal, the one on stdin. */
+static bool same_terminal(int fd)
+{
+    struct stat a, b;
+    return isatty(fd) && fstat(0, &a) == 0 && fstat(fd, &b) == 0 && a.st_rdev == b.st_rdev;
+}
+
+/* --pty, --no-pty, or neither: a terminal on stdin means a terminal inside
+ * where the backend can make one (native); the others keep the caller's
+ * stdio quietly, and refuse an explicit --pty (rf_spawn). In pty mode the
+ * command's stdin is the pty, and its stdout and stderr too where ours are
+ * that terminal; a redirected one (run -- cmd > file) keeps our fd. With
+ * --pty and no terminal, the pty is relayed to our stdin and stdout. */
+static const rf_stdio *choose_stdio(const rf_cli_opts *o, const rf_plan *plan, rf_stdio *io)
+{
+    /* Auto: only in the terminal's foreground job. In the background
+     * (run -- cmd &) raw mode would stop us with SIGTTOU; there the old
+     * way lets the command run on as it always did. */
+    bool tty_in = isatty(0) && (o->pty == RF_CLI_PTY_ON || tcgetpgrp(0) == getpgrp());
+    if (o->pty == RF_CLI_PTY_OFF ||
+        (o->pty == RF_CLI_PTY_AUTO && (!tty_in || strcmp(rf_plan_backend(plan), "native"))))
+        return NULL;
+    io->in_fd = RF_STDIO_PTY;
+    io->out_fd = !tty_in || same_terminal(1) ? RF_STDIO_PTY : -1;
+    io->err_fd = tty_in && same_terminal(2) ? RF_STDIO_PTY : -1;
+    return io;
+}
+
 int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
 {
     rf_error *err = NULL;
-    rf_proc *proc = rf_spawn(plan, NULL, &err);
+    rf_stdio io = RF_STDIO_INHERIT;
+    rf_proc *proc = rf_spawn(plan, choose_stdio(o, plan, &io), &err);
     if (!proc) {
         int code = rf_cli_report(err);
         rf_error_free(err);
@@ -168,7 +198,11 @@ static void help(void)
            "a clean environment with HOME, TMPDIR and XDG_* redirected into the instance\n"
            "root ($RINGFENCE_HOME, else ~/.ringfence), a private /tmp, its own process\n"
            "tree that dies with it, no capabilities. Stdin, stdout and stderr are passed\n"
-           "through untouched, so stdio servers (MCP, ACP) work as they are.\n"
+           "through untouched, so stdio servers (MCP, ACP) work as they are; when stdin\n"
+           "is a terminal, the command gets a terminal of its own inside instead (a pty\n"
+           "relayed to yours: job control, Ctrl-C, window size; --no-pty to keep your\n"
+           "streams as they are). SIGINT, SIGTERM and SIGHUP sent to ringfence reach every\n"
+           "process of the sandbox.\n"
            "\n"
            "Options:\n");
     rf_cli_print_options(stdout, "run", false);
@@ -193,7 +227,10 @@ int rf_cli_run(int argc, char **argv)
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--via") || !strncmp(argv[i], "--via=", 6)) {
             int idx = rf_cli_parse_sandbox_options("run", argc, argv, &o);
-            code = idx < 0 ? RF_EXIT_FAILURE
+            code = idx < 0                  ? RF_EXIT_FAILURE
+                   : o.pty == RF_CLI_PTY_ON ? rf_cli_usage_error("run", "--pty: a warm pool's sandbox (--via) "
+                                                                        "cannot give the command a terminal; "
+                                                                        "drop --via or --pty")
                    : idx >= argc ? rf_cli_usage_error("run", "no command given; put it after --")
                                  : rf_cli_run_via(&o, argv + idx);
             rf_cli_opts_clear(&o);

@@ -132,3 +132,13 @@ if is_root && mkdir -p "$SCRATCH/ramws" && mount -t ramfs none "$SCRATCH/ramws" 
 else
     skip "a root workspace that cannot be idmapped is refused" "needs root and a ramfs mount"
 fi
+
+# ── --pty where no terminal can be made inside: refused, naming the fix ──
+expect_exit 125 "--pty with a warm pool (--via) is refused" rf run --pty --via "$SCRATCH/no-pool" -- true
+contains "the refusal names --via and --pty" "$ERR" "drop --via or --pty"
+expect_exit 125 "--pty with the none backend is refused" rf run --pty --backend none -- true
+contains "the refusal names the backend and the fix" "$ERR" "backend none cannot give the command a terminal"
+contains "and the hint names --backend native and --no-pty" "$ERR" "--no-pty"
+expect_exit 0 "--no-pty with the none backend runs as before" rf run --no-pty --backend none -- true
+# No terminal and no option: today's stdio, whatever the backend.
+expect_exit 0 "no terminal, no option: the command has no controlling terminal" rf run -- sh -c '! tty -s'

@@ -73,3 +73,29 @@ else
     fail "control: the sandbox runs, writes its marker and has a background sleep"
     kill -9 "$rfpid" 2>/dev/null
 fi
+
+# ── No terminal: SIGINT, SIGTERM, SIGHUP reach every process ──
+# As a terminal's Ctrl-C reaches the whole foreground job: sent to the
+# command alone, a shell waiting for its child holds SIGINT until the
+# child ends, and the child runs on. A three-deep tree, each level a shell
+# waiting for the next.
+for sig in INT TERM HUP; do
+    rm -f "$WS/deep-$sig"
+    "$RINGFENCE" run -- sh -c "sh -c 'bash -c \"echo up >$WS/deep-$sig; exec -a $TOKEN-$sig sleep 20\"; echo ran-on'; echo ran-on" \
+        </dev/null >"$SCRATCH/deep-out" 2>&1 &
+    rfpid=$!
+    if wait_until 10 test -s "$WS/deep-$sig" && wait_until 10 pgrep -f -- "^$TOKEN-$sig" >/dev/null; then
+        pass "control: a three-deep tree runs (SIG$sig)"
+        t0=$(date +%s%N)
+        kill -"$sig" "$rfpid"
+        rc=0
+        wait "$rfpid" || rc=$?
+        ms=$((($(date +%s%N) - t0) / 1000000))
+        check "SIG$sig to ringfence ends the three-deep tree within 1 s (took ${ms} ms, exit $rc)" test "$ms" -lt 1000
+        check "nothing of the tree is left after SIG$sig" no_token_procs "^$TOKEN-$sig"
+        lacks "no shell of the tree ran on after SIG$sig" "$(cat "$SCRATCH/deep-out")" ran-on
+    else
+        fail "control: a three-deep tree runs (SIG$sig)"
+        kill -9 "$rfpid" 2>/dev/null
+    fi
+done

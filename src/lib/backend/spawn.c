@@ -6,10 +6,22 @@
 #include "backend/native/sandbox.h"
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
+#include "tty/tty.h"
 #include "util/error.h"
+
+#include <errno.h>
 
 RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
+    /* Only the native backend has a devpts of its own to make the pty in;
+     * the others would pass -2 on as "inherit", a weaker thing in silence. */
+    if (rf_tty_streams(stdio) && plan->backend != RF_BACKEND_NATIVE) {
+        rf_error_set(err, 0, "--pty: backend %s cannot give the command a terminal of its own",
+                     rf_backend_name(plan->backend));
+        rf_error_hint_set(err, "use --backend native, or --no-pty to pass your stdin, stdout and stderr as they "
+                               "are (see docs/terminal.md)");
+        return NULL;
+    }
     switch (plan->backend) {
     case RF_BACKEND_NATIVE:
         return rf_native_spawn(plan, stdio, err);

@@ -235,6 +235,10 @@ rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, rf_error **err)
         rf_error_set(err, EINVAL, "pool: no command");
         return NULL;
     }
+    if (req->stdio.in_fd == RF_STDIO_PTY || req->stdio.out_fd == RF_STDIO_PTY || req->stdio.err_fd == RF_STDIO_PTY) {
+        rf_error_set(err, ENOTSUP, "pool: a warm sandbox cannot give its command a terminal (RF_STDIO_PTY)");
+        return NULL;
+    }
     rf_proc *proc = take(p, err);
     if (!proc) {
         wake_filler(p);

@@ -5,6 +5,7 @@
 #include "proc/proc.h"
 #include "backend/native/report.h"
 #include "net/net.h"
+#include "tty/tty.h"
 #include "backend/backend.h"
 #include "util/error.h"
 #include "util/strv.h"
@@ -74,7 +75,7 @@ RF_EXPORT pid_t rf_proc_pid(const rf_proc *p)
 }
 
 /* Async-signal-safe: the CLI calls it from its signal handlers. Init
- * forwards the signal to the command; SIGKILL ends the tree at once. */
+ * passes the signal on (init.c: forward()); SIGKILL ends the tree at once. */
 RF_EXPORT int rf_proc_kill(rf_proc *p, int sig)
 {
     if (sig == SIGKILL)
@@ -134,11 +135,18 @@ static void read_messages(rf_proc *p)
         struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
         if (poll(&pfd, 1, 0) <= 0)
             return;
-        int r = rf_msg_recv(p->sock, &m);
+        int fd = -1;
+        int r = rf_msg_recv_with_fd(p->sock, &m, &fd);
         if (r <= 0) {
             atomic_store(&p->sock_eof, true); /* closed in rf_proc_free */
             return;
         }
+        /* The pty's master, made inside: the relay starts. Unasked for,
+         * it is closed. */
+        if (m.type == RF_MSG_PTY && fd >= 0 && p->tty)
+            (void)rf_tty_attach(p->tty, fd);
+        else if (fd >= 0)
+            close(fd);
         handle_message(p, &m);
     }
 }
@@ -207,51 +215,64 @@ void rf_proc_watch_finish(rf_proc_watch *watch)
     }
 }
 
+/* Init's pidfd is readable: it has exited. */
+static int reap_init(rf_proc *p, rf_error **err)
+{
+    read_messages(p); /* the last status may still be queued */
+    int st;
+    pid_t r = wait4(p->pid, &st, 0, p->usage);
+    if (r == p->pid) {
+        p->reaped = true;
+        p->init_status = st;
+    } else if (r < 0 && errno == ECHILD) {
+        /* Reaped already: this process ignores SIGCHLD (the kernel
+         * then reaps its children itself), or someone else waited.
+         * The status is the one init reported, if it lived to. */
+        p->reaped = true;
+        p->init_status = RF_EXIT_FAILURE << 8;
+    } else if (r < 0 && errno != EINTR) {
+        return rf_error_set(err, errno, "wait for the sandbox");
+    }
+    return 0;
+}
+
 /* Until init reported the command's status (it does so only once every
  * process of the tree is gone) or init itself is gone. Reaping init, which
  * waits for the kernel to tear the namespaces down, is left to
  * rf_proc_free: a caller can answer first (the pool, the MCP server). */
 int rf_proc_wait_raw(rf_proc *p, rf_proc_watch *watch, rf_error **err)
 {
+    enum { W = 3, T = 3 + RF_PROC_WATCH_MAX, N = T + RF_TTY_NFDS };
     double grace_at = 0;
     while (!p->reaped && !p->have_exit) {
         check_deadlines(p, &grace_at);
         int sock = live_sock(p);
         /* A negative fd is ignored by poll. */
-        struct pollfd pfd[3 + RF_PROC_WATCH_MAX] = {
+        struct pollfd pfd[N] = {
             { .fd = p->pidfd, .events = POLLIN }, { .fd = sock, .events = POLLIN },
             { .fd = p->wake_fd, .events = POLLIN },
         };
-        watch_pollfds(watch, pfd + 3);
-        int n = poll(pfd, 3 + RF_PROC_WATCH_MAX, next_timeout_ms(p, &grace_at));
+        watch_pollfds(watch, pfd + W);
+        rf_tty_pollfds(p->tty, pfd + T);
+        int n = poll(pfd, N, next_timeout_ms(p, &grace_at));
         if (n < 0 && errno != EINTR)
             return rf_error_set(err, errno, "wait for the sandbox");
-        if (n > 0)
-            serve_watch(watch, pfd + 3);
+        if (n > 0) {
+            serve_watch(watch, pfd + W);
+            rf_tty_serve(p->tty, pfd + T);
+        }
         if (n > 0 && (pfd[2].revents & POLLIN)) {
             uint64_t v;
             (void)!read(p->wake_fd, &v, sizeof v); /* the deadlines are checked next round */
         }
         if (n > 0 && sock >= 0 && pfd[1].revents)
             read_messages(p);
-        if (n > 0 && (pfd[0].revents & POLLIN)) {
-            read_messages(p); /* the last status may still be queued */
-            int st;
-            pid_t r = wait4(p->pid, &st, 0, p->usage);
-            if (r == p->pid) {
-                p->reaped = true;
-                p->init_status = st;
-            } else if (r < 0 && errno == ECHILD) {
-                /* Reaped already: this process ignores SIGCHLD (the kernel
-                 * then reaps its children itself), or someone else waited.
-                 * The status is the one init reported, if it lived to. */
-                p->reaped = true;
-                p->init_status = RF_EXIT_FAILURE << 8;
-            } else if (r < 0 && errno != EINTR) {
-                return rf_error_set(err, errno, "wait for the sandbox");
-            }
-        }
+        if (n > 0 && (pfd[0].revents & POLLIN) && reap_init(p, err) < 0)
+            return -1;
     }
+    /* The tree is gone: the rest of its output, and the caller's terminal
+     * as it was. */
+    rf_tty_finish(p->tty);
     return 0;
 }
 
@@ -268,6 +289,7 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
         while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
             ;
     }
+    rf_tty_free(p->tty); /* the caller's terminal as it was, on every way out */
     rf_net_proxy_free(p->net_proxy);
     rf_placeholders_remove(p->placeholders); /* the sandbox is gone: nothing holds them */
     if (p->pidfd >= 0)

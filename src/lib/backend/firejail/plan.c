@@ -36,6 +36,8 @@ static const char *const firejail_cannot[] = {
     "a terminal as stdin, stdout or stderr is refused while the kernel allows TIOCSTI "
     "(dev.tty.legacy_tiocsti = 1): firejail's filter does not stop a command typing into it",
     "pid 1 is firejail's, running as root: the command sees firejail's command line in /proc/1/cmdline",
+    "SIGINT, SIGTERM and SIGHUP sent to ringfence go to firejail, which passes them to the sandbox's first "
+    "process only, not to every process: a shell waiting for its child holds them until the child ends",
     "firejail's own setup errors exit 1, like a command that exits 1 (its message is on stderr); a command "
     "killed by a signal is reported as firejail's exit status 128+N, and so is every run ended by a "
     "signal ringfence forwards (SIGTERM to ringfence), whatever status the command then exits with",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The sandbox's init. It reaps every orphan, forwards the usual
- * termination signals to the command, stops the whole tree when the caller
- * asks, and exits with the command's status.
+ * termination signals to every process of the sandbox (forward()), stops
+ * the whole tree when the caller asks, and exits with the command's status.
  *
  * Native backend (ops == NULL): init is pid 1 of a pid namespace. When it
  * exits, the kernel kills every process left in the namespace: that is what
@@ -106,6 +106,29 @@ static void signal_all(init_state *s, int sig)
         s->ops->signal_all(s->done ? 0 : s->command, sig);
 }
 
+/* The signals a terminal sends a whole foreground job (Ctrl-C, Ctrl-\\, a
+ * hang-up) and the usual "stop" go to every process of the sandbox, as a
+ * terminal's would: sent to the command alone, a shell waiting for its
+ * child (sh -c 'sleep 20; echo x') holds SIGINT until the child ends, and
+ * the child runs on. The others (SIGUSR1, SIGUSR2) are the command's own
+ * protocol: to it alone. A runner (bwrap) is the command: it passes them
+ * to the processes below its own (bwrap/child.c). */
+static void forward(init_state *s, int sig)
+{
+    bool job = sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+    if (!job || (s->ops && s->ops->terminate_command)) {
+        kill(s->command, sig);
+    } else if (s->ops) {
+        s->ops->signal_all(s->command, sig); /* SIGCONT after it, as below */
+    } else {
+        kill(-1, sig); /* every process in the namespace but us */
+        /* A stopped process (Ctrl-Z in a shell inside) would hold the
+         * signal pending: the kernel sends SIGCONT after a hang-up too. */
+        if (sig == SIGTERM || sig == SIGHUP)
+            kill(-1, SIGCONT);
+    }
+}
+
 static _Noreturn void caller_gone(init_state *s)
 {
     if (s->ops)
@@ -131,7 +154,7 @@ static void handle_signal(init_state *s, int sfd)
         }
         for (size_t i = 0; i < RF_INIT_N_FORWARDED; i++)
             if (sig == rf_init_forwarded[i] && !s->done && s->command > 0)
-                kill(s->command, sig);
+                forward(s, sig);
     }
 }
 

@@ -51,16 +51,49 @@ int rf_msg_send_status(int fd, int status, const struct rusage *ru)
 
 int rf_msg_recv(int fd, struct rf_msg *msg)
 {
+    return rf_msg_recv_with_fd(fd, msg, NULL);
+}
+
+/* A message may carry one descriptor (RF_MSG_PTY: the pty's master). Any
+ * other, or one nobody asked for, is closed: it must not leak into the
+ * caller. */
+int rf_msg_recv_with_fd(int fd, struct rf_msg *msg, int *ret_fd)
+{
+    struct iovec iov = { .iov_base = msg, .iov_len = sizeof *msg };
+    union {
+        char buf[CMSG_SPACE(3 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
     ssize_t n;
     do
-        n = recv(fd, msg, sizeof *msg, 0);
+        n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
     while (n < 0 && errno == EINTR);
+    int passed = -1;
+    for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < nfds; i++) {
+            int one;
+            memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof one);
+            if (passed < 0 && ret_fd)
+                passed = one;
+            else
+                close(one);
+        }
+    }
     if (n == 0)
         return 0;
-    if (n != (ssize_t)sizeof *msg)
+    if (n != (ssize_t)sizeof *msg) {
+        if (passed >= 0)
+            close(passed);
         return -1;
+    }
     msg->step[sizeof msg->step - 1] = '\0';
     msg->detail[sizeof msg->detail - 1] = '\0';
+    if (ret_fd)
+        *ret_fd = passed;
     return 1;
 }
 

@@ -18,6 +18,8 @@ enum rf_msg_type {
                                backends, where killing init alone would not) */
     RF_MSG_RUN,             /* caller → init of a deferred sandbox: the command
                                (backend/native/deferred.c; its own format) */
+    RF_MSG_PTY,             /* child → caller: the master of the command's pty,
+                               made in the sandbox's devpts (SCM_RIGHTS; tty/) */
 };
 
 struct rf_msg {
@@ -37,6 +39,9 @@ struct rusage;
 int rf_msg_send_status(int fd, int status, const struct rusage *ru);
 /* Blocking receive of one message; returns 1, 0 on EOF, -1 on error. */
 int rf_msg_recv(int fd, struct rf_msg *msg);
+/* The same, and the descriptor the message carried in *ret_fd (-1: none;
+ * close-on-exec). */
+int rf_msg_recv_with_fd(int fd, struct rf_msg *msg, int *ret_fd);
 /* Pass one descriptor (SCM_RIGHTS). recv returns it (close-on-exec) or -1
  * (EOF: errno untouched... check the return). Async-signal-safe send. */
 int rf_msg_send_fd(int chan, int fd);

@@ -7,6 +7,7 @@
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
 #include "limits/limits.h"
+#include "tty/tty.h"
 #include "util/fault.h"
 
 #include <errno.h>
@@ -34,7 +35,38 @@ static int setup_stdio(rf_native_ctx *c, rf_setup_fail *f)
     for (int i = 0; i < 3; i++)
         if (c->stdio[i] >= 0 && c->stdio[i] != i && dup2(c->stdio[i], i) < 0)
             return rf_fail(f, "stdio", NULL);
+    /* A stream that will be the pty holds /dev/null until then, never the
+     * caller's own descriptor: that may be the caller's terminal. */
+    if (!c->pty_streams)
+        return 0;
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0)
+        return rf_fail(f, "stdio", "/dev/null");
+    for (int i = 0; i < 3; i++)
+        if ((c->pty_streams & (1u << i)) && dup2(null, i) < 0)
+            return rf_fail(f, "stdio", "/dev/null");
+    if (null > 2)
+        close(null);
     return 0;
+}
+
+/* A terminal of the command's own (tty/): a pty from the sandbox's devpts,
+ * its master to the caller (the relay), its slave kept for the command.
+ * After the last identity change, so the slave belongs to the command's
+ * uid, and before seccomp. */
+static int open_pty(rf_native_ctx *c, rf_setup_fail *f)
+{
+    if (!c->pty_streams)
+        return 0;
+    int master = -1;
+    if (rf_pty_open(&c->pty_size, &master, &c->pty_slave) < 0)
+        return rf_fail(f, "open a pseudo-terminal", "/dev/ptmx");
+    struct rf_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RF_MSG_PTY;
+    int rc = rf_msg_send_with_fds(c->sock, &m, sizeof m, &master, 1);
+    close(master);
+    return rc < 0 ? rf_fail(f, "hand the pseudo-terminal to the caller", NULL) : 0;
 }
 
 /* Close every inherited descriptor above 2 except the ones we still need:
@@ -171,6 +203,11 @@ static int block_signals(rf_setup_fail *f)
 static _Noreturn void exec_command(rf_native_ctx *c)
 {
     const rf_plan *plan = c->plan;
+    if (c->pty_streams && rf_pty_take(c->pty_slave, c->pty_streams) < 0) {
+        rf_msg_send(c->sock, RF_MSG_SETUP_ERROR, errno, "make the pseudo-terminal the controlling terminal",
+                    "/dev/pts");
+        _exit(RF_EXIT_FAILURE);
+    }
     rf_init_before_exec();
     execve(plan->exec_path, plan->argv, plan->env);
     int e = errno;
@@ -269,8 +306,11 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     if (rf_limits_apply(&plan->limits, &c->how, &f) < 0)
         die(c, &f);
     rf_fault_child_point(c->fault_fd, c->sock, "limits");
+    if (open_pty(c, &f) < 0)
+        die(c, &f);
     /* A new session: no controlling terminal, so no TIOCSTI injection into
-     * the caller's terminal and no job-control signals from it. */
+     * the caller's terminal and no job-control signals from it. With a pty
+     * (tty/), the command leads a session of its own on it. */
     if (setsid() < 0 && rf_fail(&f, "setsid", NULL) < 0)
         die(c, &f);
     /* Capabilities and no_new_privs, then Landlock, then seccomp last: the
@@ -298,6 +338,8 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
      * when the command's tree ends, not when init has exited too. */
     for (int i = 0; i < 3; i++)
         close(i);
+    if (c->pty_slave >= 0)
+        close(c->pty_slave); /* the command's alone: its end is the master's EOF */
     rf_init_serve_sockets(c->net_fd);
     rf_shed_release(c); /* a warm pool's: only c (on our stack) is read from here on */
     rf_init_run(cmd, c->sock, NULL);

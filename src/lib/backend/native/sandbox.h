@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
 
 /* A setup step that failed in the child: sent to the caller as is. */
@@ -38,7 +39,10 @@ typedef struct rf_native_ctx {
     int net_fd;      /* network: allowlist: child's end of the socket channel, else -1 */
     rf_mount_src *srcs; /* one per plan mount and one for the cached /etc, filled in the child */
     const char *etc_cache; /* the cached /etc's directory, or "" (etc-cache.c) */
-    int stdio[3];    /* -1: inherit */
+    int stdio[3];    /* -1: inherit; RF_STDIO_PTY: the pty (/dev/null until then) */
+    unsigned pty_streams;  /* tty/: the streams that are the pty's slave, or 0 */
+    struct winsize pty_size; /* the caller's window at the start */
+    int pty_slave;         /* opened after pivot_root; the command's */
     const void *seccomp_bpf; /* compiled by the caller, or NULL */
     size_t seccomp_len;
     struct rf_landlock_rule *landlock_rules; /* built by the caller, with */

@@ -11,6 +11,7 @@
 #include "util/strv.h"
 #include "limits/cgroup.h"
 #include "net/net.h"
+#include "tty/tty.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,9 +58,13 @@ static void clone_into_cgroup(struct clone_args *args, rf_native_ctx *ctx, const
 /* The child is waiting for "go": put it in its cgroups, write its id maps
  * (unprivileged caller), then let it start. */
 static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int sock, int net_chan,
-                              rf_backend_start *start, rf_error **err)
+                              rf_backend_start *start, rf_tty *tty, rf_error **err)
 {
     rf_proc *proc = rf_proc_new(pid, pidfd, sock, &plan->limits);
+    if (proc)
+        proc->tty = tty;
+    else
+        rf_tty_free(tty);
     if (!proc) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
@@ -102,14 +107,33 @@ fail:
     return NULL;
 }
 
+/* RF_STDIO_PTY: the relay made now (it reads the caller's window size for
+ * the child); the pty itself is made inside (sandbox.c). */
+static int prepare_pty(const rf_plan *plan, const rf_stdio *stdio, rf_native_ctx *ctx, rf_tty **ret_tty,
+                       rf_error **err)
+{
+    ctx->pty_streams = rf_tty_streams(stdio);
+    if (!ctx->pty_streams)
+        return 0;
+    if (plan->deferred)
+        return rf_error_set(err, EINVAL, "a warm pool's sandbox cannot give its command a terminal (RF_STDIO_PTY)");
+    rf_tty *tty = rf_tty_new(ctx->pty_streams, err);
+    if (!tty)
+        return -1;
+    rf_tty_size(tty, &ctx->pty_size);
+    *ret_tty = tty;
+    return 0;
+}
+
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
     rf_backend_start start;
     if (rf_backend_start_prepare(plan, &start, err) < 0)
         return NULL;
     int sv[2] = { -1, -1 }, nv[2] = { -1, -1 }, userns_fd = -1;
+    rf_tty *tty = NULL;
     rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .net_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how,
-                          .fault_fd = -1 };
+                          .fault_fd = -1, .pty_slave = -1 };
     _cleanup_free_ rf_mount_src *srcs = calloc(plan->n_mounts + 1, sizeof(*srcs));
     if (!srcs) {
         rf_error_set(err, ENOMEM, "spawn");
@@ -130,6 +154,8 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     ctx.srcs = srcs;
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
+    if (prepare_pty(plan, stdio, &ctx, &tty, err) < 0)
+        goto fail;
     if (rf_confine_prepare(plan, &ctx, err) < 0)
         goto fail;
     char etc_cache[4096];
@@ -166,10 +192,11 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
         if (nv[0] >= 0)
             close(nv[0]);
         rf_backend_start_release(&start);
+        rf_tty_free(tty);
         clone_error(e, err);
         return NULL;
     }
-    return release_child(plan, pid, pidfd, sv[0], nv[0], &start, err);
+    return release_child(plan, pid, pidfd, sv[0], nv[0], &start, tty, err);
 
 fail:
     rf_confine_release(&ctx);
@@ -181,6 +208,7 @@ fail:
     }
     if (userns_fd >= 0)
         close(userns_fd);
+    rf_tty_free(tty);
     rf_backend_start_release(&start);
     return NULL;
 }

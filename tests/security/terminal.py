@@ -1,0 +1,399 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The terminal, driven as a person would: ringfence runs on the slave of a
+# pty of this harness (its controlling terminal, as in a terminal
+# emulator); keys are written to the master, the screen is read from it.
+# Prints TAP. Usage: terminal.py RINGFENCE WORKSPACE
+import fcntl
+import hashlib
+import os
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+RF, WS = sys.argv[1], sys.argv[2]
+N = 0
+FAILED = 0
+
+
+def ok(cond, desc, diag=""):
+    global N, FAILED
+    N += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (N, desc))
+    if not cond:
+        FAILED += 1
+        for line in str(diag)[-1500:].splitlines():
+            print("#   " + line)
+    sys.stdout.flush()
+    return cond
+
+
+def set_size(fd, rows, cols):
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+class Term:
+    """ringfence ARGS on a fresh terminal of its own; stdout may go elsewhere."""
+
+    def __init__(self, args, rows=30, cols=100, stdout=None, env=None, background=False):
+        self.master, self.slave = os.openpty()
+        set_size(self.master, rows, cols)
+        self.before = termios.tcgetattr(self.slave)
+        self.buf = b""
+        e = dict(os.environ, TERM="xterm-256color")
+        e.update(env or {})
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.setsid()
+            fcntl.ioctl(self.slave, termios.TIOCSCTTY, 0)
+            for i in range(3):
+                os.dup2(self.slave, i)
+            if stdout is not None:
+                os.dup2(stdout, 1)
+            os.closerange(3, 256)
+            if background:  # a job of this terminal, not its foreground one (run -- cmd &)
+                job = os.fork()
+                if job:
+                    os._exit(os.waitstatus_to_exitcode(os.waitpid(job, 0)[1]) & 0xff)
+                os.setpgid(0, 0)
+            os.execve(RF, [RF] + args, e)
+        self.status = None
+
+    def send(self, data):
+        os.write(self.master, data if isinstance(data, bytes) else data.encode())
+
+    def pump(self, timeout):
+        r, _, _ = select.select([self.master], [], [], timeout)
+        if r:
+            try:
+                self.buf += os.read(self.master, 65536)
+            except OSError:
+                return False
+        return bool(r)
+
+    def expect(self, pattern, timeout=10):
+        end = time.time() + timeout
+        rx = re.compile(pattern.encode() if isinstance(pattern, str) else pattern)
+        while time.time() < end:
+            m = rx.search(self.buf)
+            if m:
+                return m
+            self.pump(min(0.2, max(0.0, end - time.time())))
+        return rx.search(self.buf)
+
+    def wait(self, timeout=10):
+        end = time.time() + timeout
+        while self.status is None and time.time() < end:
+            p, st = os.waitpid(self.pid, os.WNOHANG)
+            if p:
+                self.status = os.waitstatus_to_exitcode(st)
+                break
+            self.pump(0.05)
+        while self.pump(0.05):
+            pass
+        return self.status
+
+    def kill(self):
+        if self.status is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.wait(5)
+
+    def settings_kept(self):
+        return termios.tcgetattr(self.slave) == self.before
+
+    def injected(self):
+        """What waits in the harness terminal's input queue (TIOCSTI's target)."""
+        saved = termios.tcgetattr(self.slave)
+        raw = termios.tcgetattr(self.slave)
+        raw[3] &= ~(termios.ICANON | termios.ECHO)
+        raw[6][termios.VMIN] = 0
+        raw[6][termios.VTIME] = 0
+        termios.tcsetattr(self.slave, termios.TCSANOW, raw)
+        got = b""
+        r, _, _ = select.select([self.slave], [], [], 0.3)
+        if r:
+            got = os.read(self.slave, 4096)
+        termios.tcsetattr(self.slave, termios.TCSANOW, saved)
+        return got
+
+    def close(self):
+        self.kill()
+        os.close(self.master)
+        os.close(self.slave)
+
+
+def run(args, **kw):
+    return Term(["run", "--"] + args, **kw)
+
+
+def pids_of(token):
+    out = subprocess.run(["pgrep", "-f", token], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def bash_job_control():
+    t = run(["bash", "--norc", "--noprofile", "-i"])
+    ok(t.expect(r"bash-[\d.]+[#$] "), "an interactive bash inside shows its prompt", t.buf)
+    ok(b"no job control" not in t.buf and b"cannot set terminal process group" not in t.buf,
+       "bash has job control (no 'no job control in this shell')", t.buf)
+    t.send("sleep 20\r")
+    time.sleep(0.5)
+    t0 = time.time()
+    t.send("\x03")
+    t.send("echo after-$((40+2))\r")
+    ok(t.expect(r"after-42", 5) and time.time() - t0 < 3, "Ctrl-C ends the foreground sleep, the shell survives",
+       t.buf)
+    t.send("sleep 3; echo slept\r")
+    time.sleep(0.5)
+    t.send("\x1a")
+    ok(t.expect(r"Stopped", 5), "Ctrl-Z stops the foreground job", t.buf)
+    t.send("jobs; fg\r")
+    ok(t.expect(r"slept", 8), "fg brings it back and it finishes", t.buf)
+    t.send("tty; [ -t 0 ] && echo is-a-tty; echo TERM=$TERM\r")
+    ok(t.expect(r"/dev/pts/\d+"), "tty names /dev/pts/N", t.buf)
+    ok(t.expect(r"TERM=xterm-256color"), "TERM is kept", t.buf)
+    t.send("stty size; tput cols\r")
+    ok(t.expect(r"30 100\s+100"), "stty size and tput see the caller's window (30x100)", t.buf)
+    ok(not t.settings_kept(), "control: the caller's terminal is in raw mode while the command runs")
+    t.send("exit 3\r")
+    ok(t.wait() == 3, "exit status as today (exit 3)", "status %r" % t.status)
+    ok(t.settings_kept(), "the caller's terminal settings are as before after the command exits")
+    t.close()
+
+
+def ctrl_c_kills_tree():
+    token = "sleep 20.%d" % os.getpid()
+    t = run(["sh", "-c", "echo started; %s; echo ran-on" % token])
+    ok(t.expect("started"), "control: sh -c 'sleep 20; echo x' runs", t.buf)
+    time.sleep(0.3)
+    t0 = time.time()
+    t.send("\x03")
+    st = t.wait(5)
+    took = time.time() - t0
+    ok(st is not None and took < 1.0, "Ctrl-C ends sh -c 'sleep; echo' within 1 s (%.2f s, exit %r)" % (took, st))
+    ok(b"ran-on" not in t.buf, "the shell did not run on", t.buf)
+    time.sleep(0.2)
+    ok(not pids_of("^" + token), "no process of the sandbox is left")
+    ok(t.settings_kept(), "terminal settings restored after Ctrl-C")
+    t.close()
+    t = run(["sleep", "20"])
+    time.sleep(0.5)
+    t.send("\x1c")
+    ok(t.wait(5) == 131, "Ctrl-\\ quits (exit 131)", "status %r" % t.status)
+    t.close()
+
+
+def window_size():
+    script = ("import os, signal, time\n"
+              "def winch(sig, frame):\n"
+              "    os.write(1, b'size %d %d\\n' % os.get_terminal_size()[::-1])\n"
+              "signal.signal(signal.SIGWINCH, winch)\n"
+              "os.write(1, b'ready\\n')\n"
+              "time.sleep(10)\n")
+    t = run(["python3", "-c", script], rows=24, cols=80)
+    ok(t.expect("ready"), "control: the resize watcher runs", t.buf)
+    # As a terminal emulator does: the new size on its master; the kernel
+    # sends SIGWINCH to ringfence, the terminal's foreground job.
+    set_size(t.master, 50, 132)
+    ok(t.expect(r"size 50 132", 5), "a resize reaches the command: SIGWINCH and the new size (50 132)", t.buf)
+    set_size(t.master, 65535, 65535)
+    ok(t.expect(r"size 65535 65535", 5), "a huge window size is passed as is", t.buf)
+    t.kill()
+    t.close()
+
+
+def dev_tty():
+    t = run(["bash", "-c", "echo ready; read -r line </dev/tty; echo \"got:$line\""])
+    ok(t.expect("ready"), "control: the reader of /dev/tty started", t.buf)
+    t.send("typed-in\r")
+    ok(t.expect(r"got:typed-in"), "/dev/tty opens and a read from it gets typed input", t.buf)
+    ok(t.wait() == 0, "and the command ends with 0", "status %r" % t.status)
+    t.close()
+
+
+def restored_after_kills():
+    token = "sleep 30.%d" % os.getpid()
+    t = run(["sh", "-c", "echo up; exec %s" % token])
+    ok(t.expect("up") and not t.settings_kept(), "control: raw mode while the command runs", t.buf)
+    time.sleep(0.2)
+    for p in pids_of("^" + token):
+        os.kill(p, signal.SIGKILL)
+    st = t.wait(5)
+    ok(st == 137, "kill -9 of the command: ringfence exits 137 (%r)" % st)
+    ok(t.settings_kept(), "terminal settings restored after kill -9 of the command")
+    t.close()
+    t = run(["/nonexistent-command"])
+    st = t.wait()
+    ok(st == 127 and b"not found" in t.buf, "a command not found: 127 as today (%r)" % st, t.buf)
+    ok(t.settings_kept(), "terminal settings restored after the exec failed inside")
+    t.close()
+    t = run(["sh", "-c", "echo up; exec %s" % token])
+    ok(t.expect("up"), "control: started again", t.buf)
+    os.kill(t.pid, signal.SIGTERM)
+    st = t.wait(5)
+    ok(st == 143, "SIGTERM to ringfence ends the command (%r)" % st)
+    ok(t.settings_kept(), "terminal settings restored after SIGTERM to ringfence")
+    t.close()
+
+
+def hang_up():
+    token = "sleep 30.7%d" % os.getpid()
+    t = run(["bash", "--norc", "--noprofile", "-i"])
+    ok(t.expect(r"bash-[\d.]+[#$] "), "control: an interactive bash runs (hang-up)", t.buf)
+    t.send("%s\r" % token)
+    time.sleep(0.5)
+    ok(bool(pids_of("^" + token)), "control: its foreground job runs")
+    os.close(t.master)  # the terminal emulator's window closes
+    end = time.time() + 5
+    while t.status is None and time.time() < end:
+        p, st = os.waitpid(t.pid, os.WNOHANG)
+        if p:
+            t.status = os.waitstatus_to_exitcode(st)
+        time.sleep(0.05)
+    ok(t.status is not None, "the caller's terminal hung up: ringfence ends (%r)" % t.status)
+    time.sleep(0.2)
+    ok(not pids_of("^" + token), "and the hang-up reached the job inside: nothing left")
+    t.master = os.open("/dev/null", os.O_RDONLY)  # for close()
+    t.close()
+
+
+PROBE_STI = r"""
+import fcntl, os, termios
+fds = [0, 1, 2]
+try:
+    fds.append(os.open("/dev/tty", os.O_RDWR))
+except OSError as e:
+    print("no /dev/tty", e)
+for fd in fds:
+    for name, req, arg in (("TIOCSTI", termios.TIOCSTI, b"x"), ("TIOCLINUX", 0x541C, bytes([6, 0]))):
+        try:
+            fcntl.ioctl(fd, req, arg)
+            print(name, fd, "done")
+        except OSError as e:
+            print(name, fd, "refused", e.errno)
+print("probe-end")
+"""
+
+
+def injection(extra):
+    t = Term(["run"] + extra + ["--", "python3", "-c", PROBE_STI])
+    ok(t.expect("probe-end"), "the TIOCSTI/TIOCLINUX probe ran inside %s" % " ".join(extra), t.buf)
+    t.wait()
+    got = t.injected()
+    ok(b"x" not in got, "no 'x' reached the caller's terminal input %s" % " ".join(extra), got)
+    t.close()
+    return t.buf
+
+
+def injection_tests():
+    injection([])
+    out = injection(["--seccomp", "off"])
+    print("#   with seccomp off, TIOCSTI into the command's own pty: " +
+          ("done" if b"TIOCSTI 0 done" in out else "refused"))
+    # Control: the check sees what TIOCSTI into the harness terminal leaves.
+    m, s = os.openpty()
+    try:
+        fcntl.ioctl(s, termios.TIOCSTI, b"x")
+        t = Term(["--version"])
+        t.wait()
+        fcntl.ioctl(t.slave, termios.TIOCSTI, b"x")
+        ok(b"x" in t.injected(), "control: an 'x' pushed into the caller's terminal is seen by the check")
+        t.close()
+    except OSError as e:
+        ok(True, "control: TIOCSTI from the harness # SKIP not allowed here (%s)" % e)
+    os.close(m)
+    os.close(s)
+
+
+def flood():
+    data = os.path.join(WS, "flood.bin")
+    t = run(["sh", "-c", "stty raw -echo; head -c 64M /dev/urandom | tee %s" % data])
+    h = hashlib.sha256()
+    got = 0
+    end = time.time() + 120
+    while time.time() < end:
+        r, _, _ = select.select([t.master], [], [], 2)
+        if not r:
+            p, _ = os.waitpid(t.pid, os.WNOHANG)
+            if p:
+                t.status = 0
+                break
+            continue
+        try:
+            chunk = os.read(t.master, 1 << 20)
+        except OSError:
+            break
+        h.update(chunk)
+        got += len(chunk)
+    st = t.wait(30)
+    want = hashlib.sha256(open(data, "rb").read()).hexdigest() if os.path.exists(data) else "-"
+    ok(got == 64 << 20, "64 MiB through the pty: %d bytes arrived" % got)
+    ok(h.hexdigest() == want, "and intact (sha256 matches the file written inside)")
+    ok(st == 0, "the flood's command exits 0 (%r)" % st)
+    os.unlink(data) if os.path.exists(data) else None
+    t.close()
+
+
+def modes():
+    t = Term(["run", "--no-pty", "--", "sh", "-c", "tty; echo done"])
+    ok(t.expect("done"), "--no-pty runs", t.buf)
+    ok(b"not a tty" in t.buf, "--no-pty keeps today's behaviour: no controlling terminal inside ('not a tty')",
+       t.buf)
+    t.close()
+    t = Term(["run", "--", "sh", "-c", "tty; echo done"], background=True)
+    st = t.wait()
+    ok(st == 0 and b"not a tty" in t.buf, "in the terminal's background, no --pty: today's behaviour, not stopped",
+       t.buf)
+    ok(t.settings_kept(), "and the terminal's settings untouched")
+    t.close()
+    path = os.path.join(WS, "out.txt")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    t = run(["sh", "-c", "echo out-line; tty; echo err-line >&2"], stdout=fd)
+    os.close(fd)
+    st = t.wait()
+    text = open(path).read()
+    ok(st == 0 and "out-line" in text, "run -- cmd > file with a terminal on stdin: the output is in the file",
+       text)
+    ok(re.search(r"/dev/pts/\d+", text) is not None, "and stdin is the pty inside", text)
+    ok(b"err-line" in t.buf and b"out-line" not in t.buf, "stderr still reaches the terminal, stdout does not",
+       t.buf)
+    t.close()
+    p = subprocess.run([RF, "run", "--pty", "--", "sh", "-c", "tty; cat"], input=b"piped-line\n",
+                       capture_output=True, timeout=20)
+    ok(p.returncode == 0 and re.search(rb"/dev/pts/\d+", p.stdout) and b"piped-line" in p.stdout,
+       "--pty with no terminal: the command gets a pty relayed to pipes, EOF passed on", p)
+    # The command ends with its last 100 KB still on the way (the pty, the
+    # relay's buffer, a full pipe) and the reader comes back 2.5 s later.
+    p = subprocess.Popen([RF, "run", "--pty", "--", "sh", "-c", "head -c 100000 /dev/zero | tr '\\0' a"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    time.sleep(2.5)
+    data = p.stdout.read()
+    p.wait(20)
+    ok(len(data) == 100000 and data == b"a" * 100000,
+       "output waits for a slow reader after the command ended (%d of 100000 bytes)" % len(data))
+    t = Term(["run", "--pty", "--backend", "none", "--", "true"])
+    st = t.wait()
+    ok(st == 125 and b"--backend native" in t.buf, "--pty with another backend is refused, naming the fix", t.buf)
+    t.close()
+    t = Term(["run", "--backend", "none", "--", "sh", "-c", "tty"])
+    st = t.wait()
+    ok(st == 0 and b"not a tty" not in t.buf, "another backend with a terminal and no --pty: today's behaviour",
+       t.buf)
+    t.close()
+
+
+for test in (bash_job_control, ctrl_c_kills_tree, window_size, dev_tty, restored_after_kills, hang_up, injection_tests,
+             flood, modes):
+    try:
+        test()
+    except Exception as e:  # a crash of the harness is a failure, not a pass
+        ok(False, "%s raised %r" % (test.__name__, e))
+print("1..%d" % N)
+sys.exit(1 if FAILED else 0)
