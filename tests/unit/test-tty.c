@@ -5,7 +5,9 @@
  * pty's master and a caller whose stdin and stdout are pipes (the --pty
  * mode with no terminal): bytes both ways intact, end-of-file on the
  * caller's input becomes the pty's EOF, the output drained at the end.
- * The relay uses the process's own fd 0 and 1, so it runs in a child. */
+ * The relay uses the process's own fd 0 and 1, so it runs in a child.
+ * The sink relay (the MCP exec tool's) reads a pipe of its own and hands
+ * the output to a function: it runs here. */
 #include "tap.h"
 #include "backend/native/report.h"
 #include "tty/tty.h"
@@ -153,10 +155,82 @@ static void test_relay(void)
     close(out[0]);
 }
 
+struct sunk {
+    size_t n;
+    bool same;
+};
+
+static void sink_out(void *ud, const char *buf, size_t n)
+{
+    struct sunk *k = ud;
+    for (size_t i = 0; i < n; i++)
+        k->same &= buf[i] == (char)((k->n + i) * 5 + 1);
+    k->n += n;
+}
+
+/* One round of the relay and of a non-blocking writer on the slave. */
+static bool sink_round(rf_tty *t, int slave, const char *big, size_t size, size_t *sent, int ms)
+{
+    struct pollfd pfd[RF_TTY_NFDS + 1];
+    rf_tty_pollfds(t, pfd);
+    pfd[RF_TTY_NFDS] = (struct pollfd){ .fd = *sent < size ? slave : -1, .events = POLLOUT };
+    if (poll(pfd, RF_TTY_NFDS + 1, ms) <= 0)
+        return false;
+    rf_tty_serve(t, pfd);
+    if (pfd[RF_TTY_NFDS].revents & POLLOUT) {
+        ssize_t n = write(slave, big + *sent, size - *sent < 4096 ? size - *sent : 4096);
+        *sent += n > 0 ? (size_t)n : 0;
+    }
+    return true;
+}
+
+static void test_sink(void)
+{
+    int master = -1, slave = -1, in[2];
+    if (rf_pty_open(NULL, &master, &slave) < 0 || pipe2(in, O_CLOEXEC) < 0)
+        return;
+    struct termios tio;
+    tcgetattr(slave, &tio);
+    tio.c_oflag &= ~(tcflag_t)OPOST;
+    tio.c_lflag &= ~(tcflag_t)ECHO;
+    tcsetattr(slave, TCSANOW, &tio);
+    ok(write(in[1], "abc", 3) == 3, "the stdin text, without a newline");
+    close(in[1]);
+    struct sunk k = { 0, true };
+    rf_tty_sink sink = { .in = in[0], .out = sink_out, .ud = &k, .size = { .ws_row = 24, .ws_col = 80 } };
+    rf_tty *t = rf_tty_new_sink(1u | 2u | 4u, &sink, NULL);
+    struct winsize ws;
+    rf_tty_size(t, &ws);
+    ok(ws.ws_row == 24 && ws.ws_col == 80, "the sink's window size for the pty");
+    ok(rf_tty_attach(t, master) == 0, "attached");
+    static char big[256 << 10];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (char)(i * 5 + 1);
+    size_t sent = 0;
+    /* The relay types the text, then two VEOFs (after a partial line);
+     * until it has nothing left to do, then the command's side reads. */
+    for (int i = 0; i < 20 && sink_round(t, slave, big, 0, &sent, 100); i++)
+        ;
+    char buf[64] = "";
+    ssize_t got = read(slave, buf, sizeof buf);
+    ok(got == 3 && !memcmp(buf, "abc", 3), "the pty reads the text (the first VEOF ends the partial line)");
+    is_int(read(slave, buf, sizeof buf), 0, "then end of file (the second)");
+    fcntl(slave, F_SETFL, fcntl(slave, F_GETFL) | O_NONBLOCK);
+    while (sent < sizeof big && sink_round(t, slave, big, sizeof big, &sent, 5000))
+        ;
+    close(slave);
+    rf_tty_finish(t);
+    is_int(k.n, sizeof big, "256 KiB written on the pty reach the sink, the rest at rf_tty_finish");
+    ok(k.same, "intact, in order");
+    rf_tty_free(t);
+    close(in[0]);
+}
+
 int main(void)
 {
     test_channel();
     test_relay();
+    test_sink();
     printf("1..%d\n", tap_n);
     return tap_failed ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include "plan/plan.h"
 #include "pool/pool.h"
 #include "proc/proc.h"
+#include "tty/tty.h"
 #include "policy/policy.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -23,6 +24,20 @@
 
 /* An exec may ask for at most a day; the policy's --timeout caps it further. */
 #define RF_MCP_MAX_EXEC_TIMEOUT 86400.0
+/* The stdin argument is written into a pipe before the command starts, so
+ * it must fit one (a pipe holds 64 KiB unless the user's pipes are over
+ * pipe-user-pages-soft; see make_stdin). */
+#define RF_MCP_MAX_STDIN 65536u
+/* tty: the terminal's size; no window to follow, so a usual default. */
+#define RF_MCP_TTY_ROWS 24
+#define RF_MCP_TTY_COLS 80
+
+/* What one exec asks for besides the command. */
+typedef struct exec_input {
+    bool tty;          /* a terminal of its own: stdio is the pty's slave */
+    const char *stdin; /* NULL: /dev/null (tty: nothing typed, then EOF) */
+    size_t stdin_len;
+} exec_input;
 
 static void capture_chunk(rf_mcp_capture *c, const char *data, size_t n)
 {
@@ -157,7 +172,7 @@ static void close_pair(int p[2])
 static rf_proc *start(rf_mcp_server *s, const rf_plan *plan, char *const *argv, double timeout,
                       const rf_stdio *stdio, rf_error **err)
 {
-    if (!s->pool)
+    if (!argv)
         return rf_spawn(plan, stdio, err);
     const char *cwd = s->policy->chdir ? s->policy->chdir : s->policy->workspace;
     /* What /bin/sh exports to a command it runs: the directory it started
@@ -172,18 +187,81 @@ static rf_proc *start(rf_mcp_server *s, const rf_plan *plan, char *const *argv, 
     return rf_pool_start(s->pool, &req, err);
 }
 
+/* The command's stdin: the stdin argument in a pipe, written whole now
+ * and closed, so the reader sees its end; /dev/null without one (and no
+ * tty). Never blocks: what the pipe cannot hold is refused. */
+static int make_stdin(const exec_input *in, rf_error **err)
+{
+    if (!in->stdin && !in->tty)
+        return open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int p[2];
+    if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+        return rf_error_set(err, errno, "exec: stdin: create a pipe");
+    if (in->stdin_len > 0)
+        (void)fcntl(p[1], F_SETPIPE_SZ, (int)in->stdin_len); /* may fail: the write tells */
+    ssize_t n = in->stdin_len > 0 ? write(p[1], in->stdin, in->stdin_len) : 0;
+    close(p[1]);
+    if (n < 0 || (size_t)n != in->stdin_len) {
+        close(p[0]);
+        return rf_error_set(err, n < 0 ? errno : ENOBUFS,
+                            "exec: stdin: %zu bytes do not fit a pipe (too many pipes open by this user?)",
+                            in->stdin_len);
+    }
+    /* The command's side blocks as a pipe's reader does. */
+    (void)fcntl(p[0], F_SETFL, 0);
+    return p[0];
+}
+
+/* tty: what the terminal showed, relayed from the pty's master (tty/),
+ * kept as stdout is. */
+static void tty_output(void *ud, const char *buf, size_t n)
+{
+    rf_mcp_exec_io *io = ud;
+    capture_chunk(&io->caps[0], buf, n);
+    rf_mcp_progress_flush(io, &io->caps[0], false);
+}
+
+/* tty: always a sandbox built now (a warm pool's cannot make a pty), whose
+ * relay reads the stdin pipe into the pty (then the end-of-file character)
+ * and hands what the terminal shows to tty_output: the server's own stdio,
+ * the MCP stream, is never the relay's. */
+static int run_tty(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, int input, rf_mcp_exec_io *io,
+                   rf_status *st, rf_error **err)
+{
+    rf_tty_sink sink = { .in = input, .out = tty_output, .ud = io,
+                         .size = { .ws_row = RF_MCP_TTY_ROWS, .ws_col = RF_MCP_TTY_COLS } };
+    ((rf_plan *)plan)->tty_sink = &sink; /* the plan is this call's own (exec_plan) */
+    rf_stdio stdio = { RF_STDIO_PTY, RF_STDIO_PTY, RF_STDIO_PTY };
+    rf_proc *proc = rf_spawn(plan, &stdio, err);
+    ((rf_plan *)plan)->tty_sink = NULL;
+    if (!proc)
+        return -1;
+    rf_mcp_call_attach(call, proc);
+    /* The relay runs in the wait loop and ends when the whole tree is gone,
+     * having handed over the terminal's last output. */
+    int rc = rf_proc_wait_watching(proc, NULL, st, err);
+    rf_mcp_call_detach(call);
+    call->finished = proc;
+    rf_mcp_progress_flush(io, &io->caps[0], true);
+    return rc;
+}
+
 /* Spawn, capture and wait; fills st. Returns < 0 if the sandbox could not
  * be started or waited for. */
 static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, char *const *argv,
-                        double timeout, rf_mcp_exec_io *io, rf_status *st, rf_error **err)
+                        const exec_input *in, double timeout, rf_mcp_exec_io *io, rf_status *st, rf_error **err)
 {
     int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
-    _cleanup_close_ int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (devnull < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+    _cleanup_close_ int input = make_stdin(in, err);
+    if (input < 0)
+        return -1;
+    if (in->tty) /* no pipes: the relay hands the pty's output to tty_output */
+        return run_tty(s, call, plan, input, io, st, err);
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
         close_pair(out);
         return rf_error_set(err, errno, "exec: create pipes");
     }
-    rf_stdio stdio = { devnull, out[1], errp[1] };
+    rf_stdio stdio = { input, out[1], errp[1] };
     rf_proc *proc = start(s, plan, argv, timeout, &stdio, err);
     /* Our copies of the write ends go now, or the reader never sees EOF. */
     close(out[1]);
@@ -214,13 +292,13 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
  * command in a fresh sandbox, so the message and exit code (127, 126) are
  * the shell's own, exactly as if it had gone to /bin/sh -c at first. */
 static int run_command(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, const char *command,
-                       double timeout, rf_mcp_exec_io *io, rf_status *st, rf_error **err)
+                       const exec_input *in, double timeout, rf_mcp_exec_io *io, rf_status *st, rf_error **err)
 {
-    if (!s->pool)
-        return run_captured(s, call, plan, NULL, timeout, io, st, err);
+    if (!s->pool || in->tty)
+        return run_captured(s, call, plan, NULL, in, timeout, io, st, err);
     _cleanup_free_ char **words = rf_plan_plain_argv(command);
     if (words) {
-        int rc = run_captured(s, call, plan, words, timeout, io, st, err);
+        int rc = run_captured(s, call, plan, words, in, timeout, io, st, err);
         bool nothing_ran = call->finished && call->finished->exec_errno && !io->caps[0].len && !io->caps[1].len;
         if (rc < 0 || !nothing_ran)
             return rc;
@@ -230,7 +308,7 @@ static int run_command(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan,
         memset(st, 0, sizeof *st);
     }
     char *shell[] = { (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
-    return run_captured(s, call, plan, shell, timeout, io, st, err);
+    return run_captured(s, call, plan, shell, in, timeout, io, st, err);
 }
 
 static json_t *exec_result(const rf_mcp_server *s, const rf_status *st, const rf_mcp_capture caps[2])
@@ -267,6 +345,32 @@ static json_t *exec_result(const rf_mcp_server *s, const rf_status *st, const rf
     return res;
 }
 
+/* The tty and stdin arguments; NULL if fine, else a tool error. */
+static json_t *exec_input_parse(json_t *args, exec_input *in)
+{
+    json_t *t = json_object_get(args, "tty");
+    json_t *text = json_object_get(args, "stdin");
+    in->tty = json_is_true(t);
+    in->stdin = json_string_value(text);
+    in->stdin_len = json_string_length(text);
+    if (in->stdin_len > RF_MCP_MAX_STDIN)
+        return rf_mcp_tool_textf(true, "exec: stdin is %zu bytes; at most %u are accepted", in->stdin_len,
+                                 RF_MCP_MAX_STDIN);
+    return NULL;
+}
+
+/* tty needs the native backend's devpts; fail the call, not the server. */
+static json_t *tty_refused(const rf_plan *plan)
+{
+    if (plan->backend == RF_BACKEND_NATIVE)
+        return NULL;
+    return rf_mcp_tool_textf(true,
+                             "exec: tty: backend %s cannot give the command a terminal of its own\n"
+                             "hint: call exec without tty (its stdin, stdout and stderr are then pipes), or "
+                             "start ringfence mcp with --backend native (see docs/terminal.md)",
+                             rf_backend_name(plan->backend));
+}
+
 json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args)
 {
     json_t *cmd = json_object_get(args, "command");
@@ -282,12 +386,19 @@ json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args)
         free(why);
         return r;
     }
-    json_t *denied = guard_command(s, command);
+    exec_input in = { 0 };
+    json_t *denied = exec_input_parse(args, &in);
+    if (!denied)
+        denied = guard_command(s, command);
     if (denied)
         return denied;
 
     rf_error *err = NULL;
-    rf_plan *plan = s->pool ? NULL : exec_plan(s, command, timeout, &err);
+    rf_plan *plan = s->pool && !in.tty ? NULL : exec_plan(s, command, timeout, &err);
+    if (plan && in.tty && (denied = tty_refused(plan))) {
+        rf_plan_free(plan);
+        return denied;
+    }
     rf_mcp_exec_io io = { .server = s, .call = call, .caps = { { .fd = -1 }, { .fd = -1, .is_stderr = true } } };
     rf_mcp_capture *caps = io.caps;
     rf_status st;
@@ -298,7 +409,7 @@ json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args)
     caps[1].buf = malloc(caps[1].cap ? caps[1].cap : 1);
     if (!caps[0].buf || !caps[1].buf)
         rf_error_set(&err, ENOMEM, "exec");
-    else if ((plan || s->pool) && run_command(s, call, plan, command, timeout, &io, &st, &err) == 0)
+    else if ((plan || (s->pool && !in.tty)) && run_command(s, call, plan, command, &in, timeout, &io, &st, &err) == 0)
         res = exec_result(s, &st, caps);
     if (!res)
         res = rf_mcp_tool_from_error(err);

@@ -18,6 +18,15 @@ static const rf_mcp_arg exec_args[] = {
     { "command", RF_MCP_ARG_STRING, true, "the shell command, run as /bin/sh -c COMMAND in the workspace" },
     { "timeout_seconds", RF_MCP_ARG_NUMBER, false,
       "stop the whole process tree after this many seconds (default: the policy's exec timeout, 60)" },
+    { "stdin", RF_MCP_ARG_STRING, false,
+      "text for the command's standard input, followed by end of file (at most 65536 bytes; default: "
+      "empty, /dev/null)" },
+    { "tty", RF_MCP_ARG_BOOLEAN, false,
+      "run the command on a terminal of its own (a pseudo-terminal inside the sandbox, 80x24) instead of "
+      "pipes, for programs that behave differently on a terminal (prompts, REPLs, colour, npm init): "
+      "stdin is typed into it, then end of file (Ctrl-D); the result's stdout is what the terminal showed, "
+      "stdout and stderr merged as a terminal merges them, with the echo of the typed text and \\r\\n "
+      "line ends; stderr is empty (default false)" },
     { 0 },
 };
 static const rf_mcp_arg read_args[] = {

@@ -35,6 +35,7 @@ struct rf_tty {
     struct winsize size;
     bool in_eof, master_eof;
     size_t out_chunk;     /* most written to `out` per round: see out_chunk() */
+    const rf_tty_sink *sink; /* output to sink->out instead of `out` */
     char last_in;         /* last byte passed in: an EOF needs a second VEOF after a partial line */
     int winch[2];         /* self-pipe of the SIGWINCH handler */
     bool winch_owned;
@@ -108,6 +109,23 @@ rf_tty *rf_tty_new(unsigned streams, rf_error **err)
     if (sized < 0 || ioctl(sized, TIOCGWINSZ, &t->size) < 0)
         memset(&t->size, 0, sizeof t->size);
     own_output(t);
+    return t;
+}
+
+rf_tty *rf_tty_new_sink(unsigned streams, const rf_tty_sink *sink, rf_error **err)
+{
+    rf_tty *t = calloc(1, sizeof *t);
+    if (!t) {
+        rf_error_set(err, ENOMEM, "terminal relay");
+        return NULL;
+    }
+    t->streams = streams;
+    t->sink = sink;
+    t->in = (streams & 1u) ? sink->in : -1;
+    t->out = -1;
+    t->master = -1;
+    t->winch[0] = t->winch[1] = -1;
+    t->size = sink->size;
     return t;
 }
 
@@ -225,7 +243,7 @@ static bool read_master(rf_tty *t)
     ssize_t n = read(t->master, t->from_pty + t->from_len, RELAY_BUF - t->from_len);
     if (n > 0) {
         t->from_len += (size_t)n;
-        if (t->out < 0)
+        if (t->out < 0 && !t->sink)
             t->from_len = t->from_off = 0; /* no stream of the caller's is the pty: dropped */
         return true;
     }
@@ -246,6 +264,11 @@ static void close_output(rf_tty *t)
 static bool write_output(rf_tty *t)
 {
     size_t len = t->from_len - t->from_off;
+    if (len > 0 && t->sink) { /* takes all of it, never blocks */
+        t->sink->out(t->sink->ud, t->from_pty + t->from_off, len);
+        t->from_len = t->from_off = 0;
+        return true;
+    }
     if (len == 0 || t->out < 0)
         return false;
     ssize_t n = write(t->out, t->from_pty + t->from_off, len < t->out_chunk ? len : t->out_chunk);
@@ -269,7 +292,7 @@ static void pump_output(rf_tty *t, bool out_ready)
 {
     for (int round = 0; round < 32; round++) {
         bool moved = read_master(t);
-        if (out_ready || t->out_owned)
+        if (out_ready || t->out_owned || t->sink)
             moved |= write_output(t);
         out_ready = false;
         if (!moved)

@@ -33,6 +33,18 @@ typedef struct rf_tty rf_tty;
  * the pty), output to fd 1 (stream 1 is the pty), else fd 2 (stream 2),
  * else dropped. Nothing is changed until rf_tty_attach. */
 rf_tty *rf_tty_new(unsigned streams, rf_error **err);
+/* Instead of the caller's fd 0 and 1 (rf_tty_new): input read from `in`
+ * (a pipe; -1: none), output handed to out(ud, bytes, n), which takes all
+ * of it at once (it keeps or counts it), window size `size`. For a caller
+ * whose own stdio is not the user's (the MCP server: its stdio is the MCP
+ * stream). No raw mode, no SIGWINCH; `in` stays the caller's to close. */
+typedef struct rf_tty_sink {
+    int in;
+    void (*out)(void *ud, const char *buf, size_t n);
+    void *ud;
+    struct winsize size;
+} rf_tty_sink;
+rf_tty *rf_tty_new_sink(unsigned streams, const rf_tty_sink *sink, rf_error **err);
 /* The caller's window size for the pty's start (0x0 without a terminal). */
 void rf_tty_size(const rf_tty *t, struct winsize *ws);
 /* The master arrived: take it, put the caller's terminal in raw mode, follow

@@ -117,7 +117,8 @@ static int prepare_pty(const rf_plan *plan, const rf_stdio *stdio, rf_native_ctx
         return 0;
     if (plan->deferred)
         return rf_error_set(err, EINVAL, "a warm pool's sandbox cannot give its command a terminal (RF_STDIO_PTY)");
-    rf_tty *tty = rf_tty_new(ctx->pty_streams, err);
+    rf_tty *tty = plan->tty_sink ? rf_tty_new_sink(ctx->pty_streams, plan->tty_sink, err)
+                                 : rf_tty_new(ctx->pty_streams, err);
     if (!tty)
         return -1;
     rf_tty_size(tty, &ctx->pty_size);
