@@ -212,6 +212,18 @@ static int restrict_self(int ruleset_fd, uint32_t flags, rf_error **err)
     return -e;
 }
 
+int rf_landlock_check(const rf_landlock_request *req, rf_error **err)
+{
+    if (req->mode != RF_LANDLOCK_REQUIRED)
+        return 0;
+    int abi = rf_landlock_abi();
+    if (abi < 1)
+        return unavailable(req, abi, err) < 0 ? -1 : 0;
+    rf_landlock_attr a;
+    return rf_landlock_attr_for(req, abi > RF_LANDLOCK_ABI_LATEST ? RF_LANDLOCK_ABI_LATEST : abi, &a,
+                                err);
+}
+
 int rf_landlock_apply(const rf_landlock_request *req, int *abi_used, rf_error **err)
 {
     if (abi_used)

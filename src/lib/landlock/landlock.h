@@ -68,3 +68,7 @@ int rf_landlock_attr_for(const rf_landlock_request *req, int abi, rf_landlock_at
  * *abi_used (may be NULL) is set to the ABI enforced, 0 when nothing was
  * applied (mode off, or best-effort without Landlock). Returns 0, or -errno. */
 int rf_landlock_apply(const rf_landlock_request *req, int *abi_used, rf_error **err);
+/* What rf_landlock_apply() would refuse for want of ABI, said before any
+ * sandbox exists (in the caller, with the message and the fix): 0, or -1
+ * with *err. Only `required` can be refused. */
+int rf_landlock_check(const rf_landlock_request *req, rf_error **err);

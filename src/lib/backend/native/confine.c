@@ -17,6 +17,10 @@
 
 int rf_confine_prepare(const rf_plan *plan, rf_native_ctx *ctx, rf_error **err)
 {
+    /* The child could only report "landlock: EOPNOTSUPP": say why here. */
+    rf_landlock_request check = { .scope_ipc = true, .mode = plan->landlock };
+    if (rf_landlock_check(&check, err) < 0)
+        return -1;
     rf_landlock_rule *rules = calloc(plan->n_rules + 3, sizeof(*rules));
     if (!rules)
         return rf_error_set(err, ENOMEM, "landlock rules");
