@@ -183,7 +183,7 @@ int rf_hierarchy_parse(const char *proc_cgroup, const char *mountinfo, rf_hierar
     return 0;
 }
 
-static char *read_text(const char *path)
+char *rf_hierarchy_read_text(const char *path)
 {
     _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -226,8 +226,8 @@ int rf_hierarchy_discover_pid(pid_t pid, rf_hierarchies *h, rf_error **err)
         snprintf(cg_path, sizeof cg_path, "/proc/%d/cgroup", (int)pid);
     else
         snprintf(cg_path, sizeof cg_path, "/proc/self/cgroup");
-    _cleanup_free_ char *cg = read_text(cg_path);
-    _cleanup_free_ char *mi = read_text("/proc/self/mountinfo");
+    _cleanup_free_ char *cg = rf_hierarchy_read_text(cg_path);
+    _cleanup_free_ char *mi = rf_hierarchy_read_text("/proc/self/mountinfo");
     if (!cg || !mi) {
         hier_reset(h);
         return rf_error_set(err, errno, "reading %s", cg ? "/proc/self/mountinfo" : cg_path);
@@ -238,7 +238,7 @@ int rf_hierarchy_discover_pid(pid_t pid, rf_hierarchies *h, rf_error **err)
         _cleanup_free_ char *p = NULL;
         if (asprintf(&p, "%s/cgroup.controllers", h->v2.dir) < 0)
             return rf_error_set(err, ENOMEM, "reading the cgroup hierarchies");
-        _cleanup_free_ char *ctl = read_text(p);
+        _cleanup_free_ char *ctl = rf_hierarchy_read_text(p);
         size_t len = ctl ? strcspn(ctl, "\n") : 0;
         for (size_t i = 0; i < len; i++)
             if (ctl[i] == ' ')

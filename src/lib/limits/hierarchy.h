@@ -29,6 +29,9 @@ const char *rf_hierarchy_ctrl_name(rf_ctrl c); /* "memory", "pids", "cpu" */
  * (v2_has stays false). Returns 0, or -1 on allocation failure. */
 int rf_hierarchy_parse(const char *proc_cgroup, const char *mountinfo, rf_hierarchies *h,
                        rf_error **err);
+/* A whole /proc or cgroupfs text file (at most 16 MiB), NUL-terminated and
+ * malloc'd, or NULL with errno set. */
+char *rf_hierarchy_read_text(const char *path);
 /* Read the two files and our v2 cgroup.controllers. */
 int rf_hierarchy_discover(rf_hierarchies *h, rf_error **err);
 /* The same for the cgroups of another process (pid > 0), seen through our

@@ -170,19 +170,6 @@ static int ask_for_scope(const sdbus_api *api, const char *socket_path, const ch
     return r < 0 ? -1 : 0;
 }
 
-static char *read_small(const char *path)
-{
-    _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char buf[4096];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    if (n < 0)
-        return NULL;
-    buf[n] = '\0';
-    return strdup(buf);
-}
-
 /* systemd moves the holder when it runs the job, just after answering:
  * wait until /proc says the holder is in the scope, then find the
  * scope's directory through our own mount table. */
@@ -193,7 +180,7 @@ static char *wait_for_scope(pid_t holder, const char *name, rf_error **err)
     snprintf(suffix, sizeof suffix, "/%s\n", name);
     struct timespec nap = { 0, 100 * 1000 };
     for (long waited_us = 0; waited_us < APPEAR_TIMEOUT_MS * 1000L;) {
-        _cleanup_free_ char *text = read_small(path);
+        _cleanup_free_ char *text = rf_hierarchy_read_text(path);
         if (!text)
             return rf_error_set(err, errno, "the scope's holder (pid %d) is gone", (int)holder),
                    NULL;
@@ -236,7 +223,7 @@ static int divide_scope(const char *dir, pid_t holder, rf_error **err)
         return rf_error_set(err, -r, "moving the holder into %s/" HOLDER_LEAF, dir);
     char path[4096];
     snprintf(path, sizeof path, "%s/cgroup.controllers", dir);
-    _cleanup_free_ char *ctl = read_small(path);
+    _cleanup_free_ char *ctl = rf_hierarchy_read_text(path);
     char *save = NULL;
     for (char *t = ctl ? strtok_r(ctl, " \n", &save) : NULL; t; t = strtok_r(NULL, " \n", &save)) {
         char plus[64];
