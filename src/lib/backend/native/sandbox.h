@@ -195,4 +195,7 @@ void rf_init_serve_sockets(int chan);
 void rf_init_await_command(void);
 
 /* spawn.c */
-rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);
+/* sink: see rf_spawn_with_sink (backend.h); NULL for rf_spawn's relay. */
+struct rf_tty_sink;
+rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const struct rf_tty_sink *sink,
+                         rf_error **err);
