@@ -175,7 +175,11 @@ int rf_cli_run_via(rf_cli_opts *o, char **argv)
     char cwd[4096];
     rf_status st;
     rf_error *err = NULL;
-    if (!key || rf_pool_client_run(o->via, key, argv, getcwd(cwd, sizeof cwd) ? cwd : "", &st, &err) < 0) {
+    /* A pool's sandbox is always the native backend's: it can make a pty. */
+    rf_stdio io = RF_STDIO_INHERIT;
+    const rf_stdio *stdio = rf_cli_choose_stdio(o, true, &io);
+    if (!key || rf_pool_client_run_stdio(o->via, key, argv, getcwd(cwd, sizeof cwd) ? cwd : "", stdio, &st,
+                                         &err) < 0) {
         code = err ? rf_cli_report(err) : RF_EXIT_FAILURE;
         rf_error_free(err);
     } else {

@@ -185,7 +185,7 @@ static rf_proc *start(rf_mcp_server *s, const rf_plan *plan, char *const *argv, 
     }
     char *env_add[] = { pwd, NULL };
     rf_pool_request req = { .argv = argv, .env_add = env_add, .cwd = cwd, .stdio = *stdio, .timeout_s = timeout };
-    return rf_pool_start(s->pool, &req, err);
+    return rf_pool_start(s->pool, &req, NULL, err);
 }
 
 /* The command's stdin: the stdin argument in a pipe, written whole now

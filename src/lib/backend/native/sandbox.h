@@ -142,7 +142,8 @@ int rf_confine_apply(const rf_native_ctx *ctx, rf_setup_fail *f);
  * command (rf_command_clone); its pid, or -1 (errno ECANCELED: the caller
  * closed the channel). */
 pid_t rf_deferred_start(int sock, rf_setup_fail *f);
-int rf_deferred_send(int sock, char *const argv[], char *const env[], const char *cwd, const int fds[3]);
+int rf_deferred_send(int sock, char *const argv[], char *const env[], const char *cwd, const int fds[3],
+                     unsigned pty_streams, const struct winsize *size);
 
 /* shed.c: plan (the caller, before clone) lists the caller's memory a
  * warm pool's init does not need; release (init, once setup is done and
