@@ -520,7 +520,11 @@ def pool_client_gone():
     token = "sleep 30.4%d" % os.getpid()
     mark = os.path.join(WS, "hup-%d" % os.getpid())
     t = via(["sh", "-c", "trap 'echo hup > %s; exit 1' HUP; echo up; %s & wait" % (mark, token)])
-    ok(t.expect("up") and bool(pids_of("^" + token)), "pool: control: the command and its child run", t.buf)
+    t.expect("up")
+    end = time.time() + 5
+    while not pids_of("^" + token) and time.time() < end:  # its child starts after the "up"
+        time.sleep(0.05)
+    ok(t.expect("up", 0) and bool(pids_of("^" + token)), "pool: control: the command and its child run", t.buf)
     os.kill(t.pid, signal.SIGKILL)  # the client dies mid-run
     end = time.time() + 5
     while pids_of("^" + token) and time.time() < end:
