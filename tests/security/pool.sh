@@ -145,6 +145,16 @@ wait "$client" 2>/dev/null
 wait_until 5 no_token_procs "sleep $slp"
 check "the client killed mid-run: nothing of its sandbox is left" no_token_procs "sleep $slp"
 check "and it was hung up first (SIGHUP: the command's trap ran)" test -e "$WS/hup"
+# One that ignores the hang-up is killed a second later.
+"$RINGFENCE" run --via "$sock" -- sh -c "trap '' HUP; sleep $slp" </dev/null >/dev/null 2>&1 &
+client=$!
+wait_until 5 pgrep -f "sleep $slp" >/dev/null
+kill -9 "$client"
+wait "$client" 2>/dev/null
+sleep 0.5
+check "control: a command that ignores SIGHUP outlives the hang-up" pgrep -f "sleep $slp" >/dev/null
+wait_until 5 no_token_procs "sleep $slp"
+check "and is killed after the grace: nothing left" no_token_procs "sleep $slp"
 
 # 100 concurrent requests.
 for i in $(seq 100); do
