@@ -5,7 +5,10 @@
 # `run --no-pty -- true` (rounds interleaved, medians), then the relay's
 # throughput: 256 MiB of output through the sandbox's pty to the caller's
 # terminal, and to a pipe (--pty with no terminal), and the same bytes
-# through one bare pty for scale.
+# through one bare pty for scale. Then the same start through a warm pool
+# (`ringfence serve`, `run --via`): --pty there costs a pty made by the
+# ready sandbox's init and its master passed on twice (init to server to
+# client).
 #
 #   bench/pty.py [RINGFENCE] [RUNS]     (default: build/ringfence, 200)
 #
@@ -14,6 +17,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -53,21 +57,39 @@ def on_pty(argv):
     return dt, got, os.waitstatus_to_exitcode(st)
 
 
-def startup():
+def startup(prefix=(), label="run", pause=0.0):
     modes = {"--no-pty": [], "--pty": []}
     for _ in range(10):
         for m in modes:
-            on_pty([RF, "run", m, "--", "/bin/true"])
+            on_pty([RF, "run"] + list(prefix) + [m, "--", "/bin/true"])
     for _ in range(RUNS):
         for m, times in modes.items():
-            dt, _, code = on_pty([RF, "run", m, "--", "/bin/true"])
+            time.sleep(pause)  # a pool: let its thread build the next sandbox meanwhile
+            dt, _, code = on_pty([RF, "run"] + list(prefix) + [m, "--", "/bin/true"])
             if code != 0:
-                sys.exit("ringfence run %s -- /bin/true exited %d" % (m, code))
+                sys.exit("ringfence run %s %s -- /bin/true exited %d" % (" ".join(prefix), m, code))
             times.append(dt * 1000)
     med = {m: statistics.median(t) for m, t in modes.items()}
     for m, v in med.items():
-        print("start  run %-8s -- true   median %.2f ms  (%d rounds)" % (m, v, RUNS))
-    print("start  --pty adds %.3f ms (target <= 0.3 ms)" % (med["--pty"] - med["--no-pty"]))
+        print("start  %s %-8s -- true   median %.2f ms  (%d rounds)" % (label, m, v, RUNS))
+    print("start  %s: --pty adds %.3f ms" % (label, med["--pty"] - med["--no-pty"]))
+
+
+def pool_startup():
+    """The same through `ringfence serve` (pool of 4) and `run --via`."""
+    sock = os.path.join(tempfile.mkdtemp(prefix="rf-bench-"), "pool.sock")
+    srv = subprocess.Popen([RF, "serve", "--socket", sock, "--pool-size", "4"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.time() + 10
+        while not os.path.exists(sock) and time.time() < end:
+            time.sleep(0.05)
+        time.sleep(0.5)  # the pool filled
+        startup(["--via", sock], "run --via", pause=0.03)
+    finally:
+        srv.terminate()
+        srv.wait(10)
+        os.rmdir(os.path.dirname(sock))
 
 
 def throughput():
@@ -89,3 +111,4 @@ def throughput():
 print("bench: pty, as uid %d, kernel %s, %d CPUs" % (os.getuid(), os.uname().release, os.cpu_count()))
 startup()
 throughput()
+pool_startup()

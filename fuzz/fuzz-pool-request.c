@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(buf, data, size);
     if (rf_pool_wire_parse(buf, size, req) == 0) {
         size_t len = 0;
-        char *again = rf_pool_wire_encode(req->key, req->cwd, req->argv, &len);
+        char *again = rf_pool_wire_encode(req->key, req->cwd, req->argv, &req->tty, &len);
         if (!again || len != size || memcmp(again, data, size) != 0)
             abort();
         free(again);

@@ -121,8 +121,10 @@ typedef struct rf_stdio {
  * a terminal, it is in raw mode while the relay runs, its window size is
  * followed (SIGWINCH: a handler is installed for the duration, the
  * previous one still called), and it is restored when the wait ends, by
- * rf_proc_free at the latest. Native backend only; the others, and a
- * warm pool, refuse it. See docs/terminal.md. */
+ * rf_proc_free at the latest. Native backend only; the others refuse
+ * it. A warm pool takes it too (rf_pool_run relays as rf_proc_wait does;
+ * rf_pool_client_run_stdio relays the master the server passes on). See
+ * docs/terminal.md. */
 #define RF_STDIO_PTY (-2)
 
 /* The result of a finished sandbox. */
@@ -503,7 +505,8 @@ typedef struct rf_pool_request {
     char *const *argv;     /* argv[0] is looked up in the sandbox's PATH */
     char *const *env_add;  /* "KEY=VALUE" on top of the policy's environment, or NULL */
     const char *cwd;       /* inside the sandbox; NULL: the plan's */
-    rf_stdio stdio;        /* -1: the caller's own 0, 1, 2 */
+    rf_stdio stdio;        /* -1: the caller's own 0, 1, 2; RF_STDIO_PTY: a pty
+                              inside, relayed to our fd 0 and 1 during the run */
     double timeout_s;      /* 0: the policy's */
 } rf_pool_request;
 RF_EXPORT rf_pool *rf_pool_new(const rf_policy *policy, size_t size, rf_error **err);
@@ -523,6 +526,14 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
  * status comes back as from rf_proc_wait. */
 RF_EXPORT int rf_pool_client_run(const char *socket_path, const char *policy_key, char *const argv[],
                                  const char *cwd, rf_status *out, rf_error **err);
+/* The same with the command's stdio chosen: stdio NULL or a field -1: our
+ * own 0, 1, 2; a descriptor: that one; RF_STDIO_PTY: a pty made inside
+ * the sandbox, its master passed to us by the server (which keeps no
+ * copy) and relayed here to our fd 0 and 1 as rf_proc_wait does (raw
+ * mode when fd 0 is a terminal, restored before this returns; SIGWINCH
+ * followed). A client that goes away has its sandbox hung up. */
+RF_EXPORT int rf_pool_client_run_stdio(const char *socket_path, const char *policy_key, char *const argv[],
+                                       const char *cwd, const rf_stdio *stdio, rf_status *out, rf_error **err);
 /* The policy as a pool compares it: its JSON without what may differ
  * between a server and its clients (the caller's cwd, warnings). */
 RF_EXPORT char *rf_policy_key(const rf_policy *policy);

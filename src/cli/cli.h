@@ -31,5 +31,9 @@ int rf_cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((for
 struct rf_cli_opts;
 /* serve.c: run argv through the pool at o->via; returns the exit code. */
 int rf_cli_run_via(struct rf_cli_opts *o, char **argv);
+/* run.c: --pty, --no-pty or neither, and whether stdin is a terminal in
+ * the foreground: the command's stdio (io filled and returned), or NULL
+ * for ours as it is. native: the backend can make a pty (a pool's can). */
+const rf_stdio *rf_cli_choose_stdio(const struct rf_cli_opts *o, bool native, rf_stdio *io);
 /* Start the plan, forward signals, wait, report; returns the exit code. */
 int rf_cli_execute(const struct rf_cli_opts *o, const rf_plan *plan);

@@ -139,7 +139,8 @@ static const struct rf_option {
     { "socket", required_argument, OPT_SOCKET, "PATH", "the pool's unix socket (created 0600)", "serve" },
     { "pool-size", required_argument, OPT_POOL_SIZE, "N", "sandboxes kept ready (default 4)", "serve" },
     { "via", required_argument, OPT_VIA, "PATH",
-      "run the command in a ready sandbox of the pool serving PATH (ringfence serve); same options as the server's",
+      "run the command in a ready sandbox of the pool serving PATH (ringfence serve); same options as the server's; "
+      "a terminal on stdin (or --pty) gives it a pty there too",
       "run" },
     { "no-pool", no_argument, OPT_NO_POOL, NULL,
       "build each exec's sandbox on demand instead of keeping some ready", "mcp" },

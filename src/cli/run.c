@@ -141,14 +141,14 @@ static bool same_terminal(int fd)
  * command's stdin is the pty, and its stdout and stderr too where ours are
  * that terminal; a redirected one (run -- cmd > file) keeps our fd. With
  * --pty and no terminal, the pty is relayed to our stdin and stdout. */
-static const rf_stdio *choose_stdio(const rf_cli_opts *o, const rf_plan *plan, rf_stdio *io)
+const rf_stdio *rf_cli_choose_stdio(const rf_cli_opts *o, bool native, rf_stdio *io)
 {
     /* Auto: only in the terminal's foreground job. In the background
      * (run -- cmd &) raw mode would stop us with SIGTTOU; there the old
      * way lets the command run on as it always did. */
     bool tty_in = isatty(0) && (o->pty == RF_CLI_PTY_ON || tcgetpgrp(0) == getpgrp());
     if (o->pty == RF_CLI_PTY_OFF ||
-        (o->pty == RF_CLI_PTY_AUTO && (!tty_in || strcmp(rf_plan_backend(plan), "native"))))
+        (o->pty == RF_CLI_PTY_AUTO && (!tty_in || !native)))
         return NULL;
     io->in_fd = RF_STDIO_PTY;
     io->out_fd = !tty_in || same_terminal(1) ? RF_STDIO_PTY : -1;
@@ -160,7 +160,7 @@ int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
 {
     rf_error *err = NULL;
     rf_stdio io = RF_STDIO_INHERIT;
-    rf_proc *proc = rf_spawn(plan, choose_stdio(o, plan, &io), &err);
+    rf_proc *proc = rf_spawn(plan, rf_cli_choose_stdio(o, !strcmp(rf_plan_backend(plan), "native"), &io), &err);
     if (!proc) {
         int code = rf_cli_report(err);
         rf_error_free(err);
@@ -201,8 +201,8 @@ static void help(void)
            "through untouched, so stdio servers (MCP, ACP) work as they are; when stdin\n"
            "is a terminal, the command gets a terminal of its own inside instead (a pty\n"
            "relayed to yours: job control, Ctrl-C, window size; --no-pty to keep your\n"
-           "streams as they are). SIGINT, SIGTERM and SIGHUP sent to ringfence reach every\n"
-           "process of the sandbox.\n"
+           "streams as they are). The same through a warm pool (--via SOCKET). SIGINT,\n"
+           "SIGTERM and SIGHUP sent to ringfence reach every process of the sandbox.\n"
            "\n"
            "Options:\n");
     rf_cli_print_options(stdout, "run", false);
@@ -227,10 +227,7 @@ int rf_cli_run(int argc, char **argv)
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--via") || !strncmp(argv[i], "--via=", 6)) {
             int idx = rf_cli_parse_sandbox_options("run", argc, argv, &o);
-            code = idx < 0                  ? RF_EXIT_FAILURE
-                   : o.pty == RF_CLI_PTY_ON ? rf_cli_usage_error("run", "--pty: a warm pool's sandbox (--via) "
-                                                                        "cannot give the command a terminal; "
-                                                                        "drop --via or --pty")
+            code = idx < 0         ? RF_EXIT_FAILURE
                    : idx >= argc ? rf_cli_usage_error("run", "no command given; put it after --")
                                  : rf_cli_run_via(&o, argv + idx);
             rf_cli_opts_clear(&o);

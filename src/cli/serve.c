@@ -28,7 +28,8 @@ static void help(void)
            "Keep N sandboxes of one policy built and waiting (namespaces, mounts, Landlock,\n"
            "seccomp, limits: everything but the command), and run each command sent with\n"
            "`ringfence run --via PATH -- COMMAND` in one of them: its argv, working directory\n"
-           "and stdio. Each sandbox runs exactly one command and is then destroyed; a new one\n"
+           "and stdio (a terminal on its stdin, or --pty: a pty made in the sandbox, relayed by\n"
+           "the client). Each sandbox runs exactly one command and is then destroyed; a new one\n"
            "is built in the background. The socket is 0600 and only your uid may use it. A\n"
            "request whose options or configuration differ from the server's is refused; an\n"
            "edited configuration file rebuilds the pool. Stop with SIGINT or SIGTERM.\n"
@@ -175,7 +176,11 @@ int rf_cli_run_via(rf_cli_opts *o, char **argv)
     char cwd[4096];
     rf_status st;
     rf_error *err = NULL;
-    if (!key || rf_pool_client_run(o->via, key, argv, getcwd(cwd, sizeof cwd) ? cwd : "", &st, &err) < 0) {
+    /* A pool's sandbox is always the native backend's: it can make a pty. */
+    rf_stdio io = RF_STDIO_INHERIT;
+    const rf_stdio *stdio = rf_cli_choose_stdio(o, true, &io);
+    if (!key || rf_pool_client_run_stdio(o->via, key, argv, getcwd(cwd, sizeof cwd) ? cwd : "", stdio, &st,
+                                         &err) < 0) {
         code = err ? rf_cli_report(err) : RF_EXIT_FAILURE;
         rf_error_free(err);
     } else {

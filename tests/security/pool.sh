@@ -71,15 +71,23 @@ fi
 fds_of() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 fds_before=$(fds_of "$server")
 python3 - "$sock" "$WS" >"$SCRATCH/abuse.out" 2>&1 <<'PY'
-import array, os, socket, sys
+import array, os, socket, struct, sys
 sock, ws = sys.argv[1], sys.argv[2]
 def req(argv, key=b"k", cwd=ws.encode()):
     return b"RFP1" + key + b"\0" + cwd + b"\0" + b"".join(a + b"\0" for a in argv)
+def req2(argv, streams, term=b"xterm", size=(24, 80, 0, 0)):  # with a pty (wire.h)
+    return b"RFP2" + bytes([streams]) + struct.pack("<4H", *size) + term + b"\0" + req(argv)[4:]
 touch = [b"/usr/bin/touch", (ws + "/abused").encode()]
 cases = {
     "one fd": (req(touch), 1), "five fds": (req(touch), 5), "no fds": (req(touch), 0),
     "no magic": (b"XXXX" + req(touch)[4:], 3), "no final NUL": (req(touch)[:-1], 3),
     "no argv": (req([]), 3), "1025 arguments": (req([b"/usr/bin/touch"] * 1025), 3),
+    "a pty on stdin and three fds": (req2(touch, 1), 3), "a pty on stdin and one fd": (req2(touch, 1), 1),
+    "a pty on every stream and one fd": (req2(touch, 7), 1), "a pty on no stream": (req2(touch, 0), 3),
+    "a pty on stream 3": (req2(touch, 8), 2), "a pty whose TERM holds a newline": (req2(touch, 1, b"x\ny"), 2),
+    "a pty and a cut head": (req2(touch, 1)[:9], 2),
+    # Control: well-formed, huge window and all: parsed, then refused for its key.
+    "a pty on stdin and two fds": (req2(touch, 1, size=(65535, 65535, 65535, 65535)), 2),
 }
 for name, (msg, nfds) in cases.items():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -93,14 +101,60 @@ for name, (msg, nfds) in cases.items():
     print(name, "->", answer[:1].decode(), answer[1:].decode(errors="replace"))
     s.close()
 PY
-for c in "one fd" "five fds" "no fds" "no magic" "no final NUL" "no argv" "1025 arguments"; do
+for c in "one fd" "five fds" "no fds" "no magic" "no final NUL" "no argv" "1025 arguments" \
+    "a pty on stdin and three fds" "a pty on stdin and one fd" "a pty on every stream and one fd" \
+    "a pty on no stream" "a pty on stream 3" "a pty whose TERM holds a newline" "a pty and a cut head"; do
     contains "a request with $c is refused as malformed" "$(cat "$SCRATCH/abuse.out")" "$c -> E malformed request"
 done
+contains "control: a pty request with the right count (and a 65535 window) is parsed, refused only for its key" \
+    "$(cat "$SCRATCH/abuse.out")" "a pty on stdin and two fds -> E this pool serves another policy"
 check "none of them ran anything" test ! -e "$WS/abused"
 wait_until 5 test "$(fds_of "$server")" -le "$fds_before"
 check "the server holds no descriptor more than before them ($fds_before, now $(fds_of "$server"))" \
     test "$(fds_of "$server")" -le "$fds_before"
 expect_exit 0 "a well-formed request after them is served" rf run --via "$sock" -- true
+
+# A pty through the pool (docs/terminal.md; the terminal side is
+# tests/security/terminal.py): with no terminal, --pty gives the command a
+# pty relayed to our pipes. It holds the pty and our stderr, nothing of
+# the sandbox's (no master, no report channel), and the server keeps no
+# copy of the master once passed on.
+OUT=$(echo typed | "$RINGFENCE" run --via "$sock" --pty -- sh -c 'tty; read -r l; echo "got:$l"' 2>&1) || true
+contains "run --via --pty: the command's stdin is a pty" "$OUT" "/dev/pts/0"
+contains "and input reaches it through the relay" "$OUT" "got:typed"
+"$RINGFENCE" run --via "$sock" --pty -- sh -c 'ls /proc/self/fd >&2; [ -t 0 ] && [ -t 1 ] && [ ! -t 2 ] && tty >&2' \
+    </dev/null >/dev/null 2>"$SCRATCH/ptyfds"
+check "a pty command holds its stdio and nothing else ($(echo $(head -4 "$SCRATCH/ptyfds")))" \
+    test "$(echo $(head -4 "$SCRATCH/ptyfds"))" = "0 1 2 3"
+check "its stdin and stdout are the pty, its stderr ours ($(tail -1 "$SCRATCH/ptyfds"))" \
+    test "$(tail -1 "$SCRATCH/ptyfds")" = /dev/pts/0
+ptys_of() { find "/proc/$1/fd" -lname '*ptmx*' 2>/dev/null | wc -l; }
+check "the server holds no pty master after them ($(ptys_of "$server"))" test "$(ptys_of "$server")" = 0
+
+# A client that goes away mid-run (no terminal here): its sandbox is hung
+# up, SIGHUP to every process (the command's trap runs), and nothing is
+# left; before, it was killed outright.
+slp="27$$.5"
+"$RINGFENCE" run --via "$sock" -- sh -c "trap 'echo hup > \"$WS/hup\"; exit 1' HUP; sleep $slp & wait" \
+    </dev/null >/dev/null 2>&1 &
+client=$!
+wait_until 5 pgrep -f "sleep $slp" >/dev/null
+check "control: the command and its child run" pgrep -f "sleep $slp" >/dev/null
+kill -9 "$client"
+wait "$client" 2>/dev/null
+wait_until 5 no_token_procs "sleep $slp"
+check "the client killed mid-run: nothing of its sandbox is left" no_token_procs "sleep $slp"
+check "and it was hung up first (SIGHUP: the command's trap ran)" test -e "$WS/hup"
+# One that ignores the hang-up is killed a second later.
+"$RINGFENCE" run --via "$sock" -- sh -c "trap '' HUP; sleep $slp" </dev/null >/dev/null 2>&1 &
+client=$!
+wait_until 5 pgrep -f "sleep $slp" >/dev/null
+kill -9 "$client"
+wait "$client" 2>/dev/null
+sleep 0.5
+check "control: a command that ignores SIGHUP outlives the hang-up" pgrep -f "sleep $slp" >/dev/null
+wait_until 5 no_token_procs "sleep $slp"
+check "and is killed after the grace: nothing left" no_token_procs "sleep $slp"
 
 # 100 concurrent requests.
 for i in $(seq 100); do

@@ -282,12 +282,13 @@ print("probe-end")
 """
 
 
-def injection(extra):
+def injection(extra, label=None):
+    label = " ".join(extra) if label is None else label
     t = Term(["run"] + extra + ["--", "python3", "-c", PROBE_STI])
-    ok(t.expect("probe-end"), "the TIOCSTI/TIOCLINUX probe ran inside %s" % " ".join(extra), t.buf)
+    ok(t.expect("probe-end"), "the TIOCSTI/TIOCLINUX probe ran inside %s" % label, t.buf)
     t.wait()
     got = t.injected()
-    ok(b"x" not in got, "no 'x' reached the caller's terminal input %s" % " ".join(extra), got)
+    ok(b"x" not in got, "no 'x' reached the caller's terminal input %s" % label, got)
     t.close()
     return t.buf
 
@@ -389,8 +390,194 @@ def modes():
     t.close()
 
 
-for test in (bash_job_control, ctrl_c_kills_tree, window_size, dev_tty, restored_after_kills, hang_up, injection_tests,
-             flood, modes):
+# ── Through a warm pool (ringfence serve, run --via) ─────────────────────
+# The server makes the pty in a ready sandbox and passes its master to the
+# client, which relays as the one-shot run does. The server is started
+# with TERM=dumb: a pty's terminal type must be the client's.
+SOCK = os.path.join(os.path.dirname(WS), "pool.sock")
+SERVER = None
+
+
+def via(args, extra=(), **kw):
+    return Term(["run", "--via", SOCK] + list(extra) + ["--"] + args, **kw)
+
+
+def fds_of(pid):
+    """What the process's descriptors point at."""
+    out = []
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            out.append(os.readlink("/proc/%d/fd/%s" % (pid, fd)))
+        except OSError:
+            pass
+    return out
+
+
+def pool_bash():
+    t = via(["bash", "--norc", "--noprofile", "-i"])
+    ok(t.expect(r"bash-[\d.]+[#$] "), "pool: an interactive bash inside shows its prompt", t.buf)
+    ok(b"no job control" not in t.buf and b"cannot set terminal process group" not in t.buf,
+       "pool: bash has job control", t.buf)
+    t.send("sleep 20\r")
+    time.sleep(0.4)
+    t0 = time.time()
+    t.send("\x03")
+    t.send("echo after-$((40+2))\r")
+    ok(t.expect(r"after-42", 5) and time.time() - t0 < 3, "pool: Ctrl-C ends the foreground sleep, the shell survives",
+       t.buf)
+    t.send("sleep 2; echo slept\r")
+    time.sleep(0.4)
+    t.send("\x1a")
+    ok(t.expect(r"Stopped", 5), "pool: Ctrl-Z stops the foreground job", t.buf)
+    t.send("fg\r")
+    ok(t.expect(r"slept", 6), "pool: fg brings it back and it finishes", t.buf)
+    t.send("tty; echo TERM=$TERM; stty size\r")
+    ok(t.expect(r"/dev/pts/\d+"), "pool: tty names /dev/pts/N", t.buf)
+    ok(t.expect(r"TERM=xterm-256color"), "pool: TERM is the client's (xterm-256color), not the server's (dumb)",
+       t.buf)
+    ok(t.expect(r"30 100"), "pool: stty size sees the client's window (30x100)", t.buf)
+    ok(not t.settings_kept(), "pool: control: the caller's terminal is in raw mode while the command runs")
+    # Meanwhile: the server passed the master on and kept no copy, and
+    # another client's command sees only its own pty in its devpts.
+    held = [f for f in fds_of(SERVER.pid) if "ptmx" in f or "/dev/pts" in f]
+    ok(not held, "pool: the server holds no pty descriptor while a pty command runs", held)
+    p = subprocess.run([RF, "run", "--via", SOCK, "--pty", "--", "sh", "-c", "ls /dev/pts | tr '\\n' ' '"],
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+    ok(p.returncode == 0 and p.stdout.split() == [b"0", b"ptmx"],
+       "pool: a second client's command sees only its own pty (/dev/pts: %r)" % p.stdout, p)
+    t.send("exit 3\r")
+    ok(t.wait() == 3, "pool: exit status as without the pool (exit 3)", "status %r" % t.status)
+    ok(t.settings_kept(), "pool: the caller's terminal settings are as before after the command exits")
+    t.close()
+
+
+def pool_signals():
+    token = "sleep 20.3%d" % os.getpid()
+    t = via(["sh", "-c", "echo started; %s; echo ran-on" % token])
+    ok(t.expect("started"), "pool: control: sh -c 'sleep 20; echo x' runs", t.buf)
+    time.sleep(0.3)
+    t0 = time.time()
+    t.send("\x03")
+    st = t.wait(5)
+    took = time.time() - t0
+    ok(st is not None and took < 1.0 and b"ran-on" not in t.buf,
+       "pool: Ctrl-C ends sh -c 'sleep; echo' within 1 s (%.2f s, exit %r)" % (took, st), t.buf)
+    ok(not pids_of("^" + token), "pool: no process of the sandbox is left")
+    t.close()
+    script = ("import os, signal, time\n"
+              "signal.signal(signal.SIGWINCH, lambda s, f: os.write(1, b'size %d %d\\n' % "
+              "os.get_terminal_size()[::-1]))\n"
+              "os.write(1, b'ready %d %d\\n' % os.get_terminal_size()[::-1])\n"
+              "time.sleep(10)\n")
+    t = via(["python3", "-c", script], rows=24, cols=80)
+    ok(t.expect("ready 24 80"), "pool: the window size at the start is the client's (24 80)", t.buf)
+    set_size(t.master, 50, 132)
+    ok(t.expect(r"size 50 132", 5), "pool: a resize reaches the command: SIGWINCH and the new size", t.buf)
+    set_size(t.master, 65535, 65535)
+    ok(t.expect(r"size 65535 65535", 5), "pool: a huge window size is passed as is", t.buf)
+    t.close()
+    t = via(["sh", "-c", "echo up; exec %s" % token])
+    ok(t.expect("up") and not t.settings_kept(), "pool: control: raw mode while the command runs", t.buf)
+    time.sleep(0.2)
+    for p in pids_of("^" + token):
+        os.kill(p, signal.SIGKILL)
+    st = t.wait(5)
+    ok(st == 137, "pool: kill -9 of the command: ringfence exits 137 (%r)" % st)
+    ok(t.settings_kept(), "pool: terminal settings (stty -g) restored after kill -9 of the command")
+    t.close()
+
+
+PROBE_FDS = r"""
+import os
+for fd in (0, 1, 2):
+    st = os.fstat(fd)
+    print("fd%d=%d:%d" % (fd, st.st_dev, st.st_rdev))
+print("fds-end")
+"""
+
+
+def pool_terminal_outside():
+    out = injection(["--via", SOCK], "(pool)")
+    ok(b"probe-end" in out and b"no /dev/tty" not in out, "pool: /dev/tty opens inside (the pty)", out)
+    m, s = os.openpty()  # a terminal like the harness's: the host's devpts
+    st = os.fstat(s)
+    os.close(m)
+    os.close(s)
+    for extra, want in ((["--pty"], False), (["--no-pty"], True)):
+        t = via(["python3", "-c", PROBE_FDS], extra)
+        ok(t.expect("fds-end"), "pool: the descriptor probe ran inside %s" % extra[0], t.buf)
+        mine = os.fstat(t.slave)
+        seen = ("%d:%d" % (mine.st_dev, mine.st_rdev)).encode() in t.buf
+        if want:
+            ok(seen, "pool: control: with --no-pty the command holds the caller's terminal (the check sees it)", t.buf)
+        else:
+            ok(not seen and ("=%d:" % st.st_dev).encode() not in t.buf,
+               "pool: with a pty no descriptor of the command is the caller's terminal, nor of its devpts", t.buf)
+        t.close()
+
+
+def pool_client_gone():
+    token = "sleep 30.4%d" % os.getpid()
+    mark = os.path.join(WS, "hup-%d" % os.getpid())
+    t = via(["sh", "-c", "trap 'echo hup > %s; exit 1' HUP; echo up; %s & wait" % (mark, token)])
+    t.expect("up")
+    end = time.time() + 5
+    while not pids_of("^" + token) and time.time() < end:  # its child starts after the "up"
+        time.sleep(0.05)
+    ok(t.expect("up", 0) and bool(pids_of("^" + token)), "pool: control: the command and its child run", t.buf)
+    os.kill(t.pid, signal.SIGKILL)  # the client dies mid-run
+    end = time.time() + 5
+    while pids_of("^" + token) and time.time() < end:
+        time.sleep(0.05)
+    ok(not pids_of("^" + token), "pool: the client killed mid-run: nothing of its sandbox is left")
+    ok(os.path.exists(mark), "pool: and the sandbox was hung up first (the command's SIGHUP trap ran)")
+    t.close()
+    t = via(["bash", "--norc", "--noprofile", "-i"])
+    ok(t.expect(r"bash-[\d.]+[#$] "), "pool: control: an interactive bash runs (hang-up)", t.buf)
+    t.send("%s\r" % token)
+    time.sleep(0.4)
+    os.close(t.master)  # the terminal emulator's window closes
+    end = time.time() + 5
+    while t.status is None and time.time() < end:
+        p, st = os.waitpid(t.pid, os.WNOHANG)
+        if p:
+            t.status = os.waitstatus_to_exitcode(st)
+        time.sleep(0.05)
+    ok(t.status is not None, "pool: the caller's terminal hung up: ringfence ends (%r)" % t.status)
+    time.sleep(0.2)
+    ok(not pids_of("^" + token), "pool: and the hang-up reached the job inside: nothing left")
+    t.master = os.open("/dev/null", os.O_RDONLY)
+    t.close()
+
+
+def pool_tests():
+    global SERVER
+    SERVER = subprocess.Popen([RF, "serve", "--socket", SOCK, "--pool-size", "2"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, TERM="dumb"))
+    end = time.time() + 10
+    while not os.path.exists(SOCK) and time.time() < end and SERVER.poll() is None:
+        time.sleep(0.05)
+    if not ok(os.path.exists(SOCK), "pool: ringfence serve starts"):
+        SERVER.kill()
+        print("#   " + SERVER.communicate()[1].decode(errors="replace")[-1000:])
+        return
+    try:
+        for test in (pool_bash, pool_signals, pool_terminal_outside, pool_client_gone):
+            try:
+                test()
+            except Exception as e:
+                ok(False, "%s raised %r" % (test.__name__, e))
+    finally:
+        SERVER.terminate()
+        SERVER.wait(10)
+
+
+TESTS = (bash_job_control, ctrl_c_kills_tree, window_size, dev_tty, restored_after_kills, hang_up, injection_tests,
+         flood, modes, pool_tests)
+ONLY = os.environ.get("RF_TERMINAL_ONLY", "").split()  # e.g. "pool_tests": one part while working on it
+for test in TESTS:
+    if ONLY and test.__name__ not in ONLY:
+        continue
     try:
         test()
     except Exception as e:  # a crash of the harness is a failure, not a pass

@@ -139,6 +139,45 @@ static bool host_has_soon(const char *needle, int seconds)
     return soon(host_has_cond, needle, seconds);
 }
 
+/* RF_STDIO_PTY: rf_pool_run relays the pty to our own fd 0 and 1, so
+ * those are /dev/null (input: at once EOF) and a file meanwhile, the TAP
+ * stream kept aside. */
+static void pty_run(rf_pool *pool)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/pty.XXXXXX", home);
+    int fd = mkstemp(path), null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    fflush(stdout);
+    int saved0 = dup(0), saved1 = dup(1);
+    if (fd < 0 || null < 0 || saved0 < 0 || saved1 < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0) {
+        ok(0, "set up the pty run's stdio");
+        return;
+    }
+    char *const argv[] = { (char *)"sh", (char *)"-c", (char *)"tty; [ -t 1 ] && echo out-is-a-tty; exit 4", NULL };
+    rf_pool_request req = { .argv = argv, .stdio = { RF_STDIO_PTY, RF_STDIO_PTY, -1 } };
+    rf_status st;
+    rf_error *err = NULL;
+    int rc = rf_pool_run(pool, &req, &st, &err);
+    dup2(saved0, 0);
+    dup2(saved1, 1);
+    close(saved0);
+    close(saved1);
+    close(null);
+    char out[256];
+    ssize_t n = pread(fd, out, sizeof out - 1, 0);
+    out[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(path);
+    if (!ok(rc == 0, "RF_STDIO_PTY through rf_pool_run: the command runs"))
+        printf("# %s\n", rf_error_message(err));
+    rf_error_free(err);
+    like(out, "/dev/pts/0", "its stdin is a pty of the sandbox's own devpts, relayed to our fd 1");
+    like(out, "out-is-a-tty", "its stdout too");
+    is_int(rc == 0 ? st.exit_code : -1, 4, "its exit status comes back");
+    if (rc == 0)
+        rf_status_clear(&st);
+}
+
 static bool wait_for_children(int want, int seconds)
 {
     return soon(children_cond, &want, seconds);
@@ -181,6 +220,7 @@ int main(void)
         snprintf(control, sizeof control, "kill $(cat %s/control.pid)", home);
         (void)!system(control);
     }
+    pty_run(pool);
     is_int(run(pool, script, out, sizeof out), 0, "a command leaves two background processes");
     ok(!host_has(token), "when rf_pool_run returns, every process it left is dead");
     ok(wait_for_children(POOL_SIZE, 10), "the finished sandbox's init is reaped by the pool (only the idle ones left)");

@@ -73,6 +73,14 @@ struct rf_cgroup;
 int rf_backend_make_cgroup(const rf_plan *plan, struct rf_cgroup **cg, rf_limits_report *how, char ***warnings,
                            rf_error **err);
 
+/* rf_spawn, with the pty's relay (RF_STDIO_PTY streams) handing output to
+ * sink and reading input from sink->in instead of the caller's fd 0 and 1
+ * (tty/tty.h: the MCP exec tool, whose stdio is the MCP stream). sink is
+ * borrowed until the rf_proc is freed; NULL: rf_spawn's relay. */
+struct rf_tty_sink;
+rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const struct rf_tty_sink *sink,
+                            rf_error **err);
+
 /* backend/landlock: the landlock and none backends (no namespaces; a child
  * subreaper as init). */
 rf_proc *rf_hostproc_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);

@@ -11,7 +11,7 @@
 
 #include <errno.h>
 
-RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
+rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_sink *sink, rf_error **err)
 {
     /* Only the native backend has a devpts of its own to make the pty in;
      * the others would pass -2 on as "inherit", a weaker thing in silence. */
@@ -24,7 +24,7 @@ RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
     }
     switch (plan->backend) {
     case RF_BACKEND_NATIVE:
-        return rf_native_spawn(plan, stdio, err);
+        return rf_native_spawn(plan, stdio, sink, err);
     case RF_BACKEND_LANDLOCK:
     case RF_BACKEND_NONE:
         return rf_hostproc_spawn(plan, stdio, err);
@@ -38,4 +38,9 @@ RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
         rf_error_set(err, 0, "backend '%s' is not available", rf_backend_name(plan->backend));
         return NULL;
     }
+}
+
+RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
+{
+    return rf_spawn_with_sink(plan, stdio, NULL, err);
 }

@@ -6,6 +6,7 @@
  * and counted, so the command never blocks on a full pipe). When the call
  * carries a progressToken, the captured lines also go out as they come
  * (progress.c). */
+#include "backend/backend.h"
 #include "mcp/mcp.h"
 #include "plan/plan.h"
 #include "pool/pool.h"
@@ -184,7 +185,7 @@ static rf_proc *start(rf_mcp_server *s, const rf_plan *plan, char *const *argv, 
     }
     char *env_add[] = { pwd, NULL };
     rf_pool_request req = { .argv = argv, .env_add = env_add, .cwd = cwd, .stdio = *stdio, .timeout_s = timeout };
-    return rf_pool_start(s->pool, &req, err);
+    return rf_pool_start(s->pool, &req, NULL, err);
 }
 
 /* The command's stdin: the stdin argument in a pipe, written whole now
@@ -230,10 +231,11 @@ static int run_tty(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan, int
 {
     rf_tty_sink sink = { .in = input, .out = tty_output, .ud = io,
                          .size = { .ws_row = RF_MCP_TTY_ROWS, .ws_col = RF_MCP_TTY_COLS } };
-    ((rf_plan *)plan)->tty_sink = &sink; /* the plan is this call's own (exec_plan) */
     rf_stdio stdio = { RF_STDIO_PTY, RF_STDIO_PTY, RF_STDIO_PTY };
-    rf_proc *proc = rf_spawn(plan, &stdio, err);
-    ((rf_plan *)plan)->tty_sink = NULL;
+    /* sink lives on this stack until the wait below is over; the proc is
+     * freed later (call->finished), but its relay is done with the sink
+     * once rf_proc_wait has finished it. */
+    rf_proc *proc = rf_spawn_with_sink(plan, &stdio, &sink, err);
     if (!proc)
         return -1;
     rf_mcp_call_attach(call, proc);

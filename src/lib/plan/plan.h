@@ -108,9 +108,6 @@ struct rf_plan {
     bool share_tmp;       /* landlock backend: the host's /tmp granted (share_tmp) */
     bool seccomp_deny_inet; /* the filter denies AF_INET/AF_INET6 sockets */
 
-    const struct rf_tty_sink *tty_sink; /* RF_STDIO_PTY relayed to this (the MCP
-                           exec tool, tty/tty.h), not the caller's fd 0 and 1;
-                           borrowed, NULL by default */
     bool deferred;      /* native: build the sandbox, then wait for its one
                            command (RF_MSG_RUN; the warm pool, src/lib/pool/) */
     char *container_image; /* container.image (Mitto docker.image), or NULL:

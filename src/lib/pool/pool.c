@@ -15,6 +15,7 @@
 #include "pool/pool.h"
 #include "backend/native/sandbox.h"
 #include "proc/proc.h"
+#include "tty/tty.h"
 #include "util/error.h"
 #include "util/strv.h"
 
@@ -229,14 +230,29 @@ static char **environment(const rf_plan *plan, char *const *add)
     return env;
 }
 
-rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, rf_error **err)
+/* RF_STDIO_PTY streams: how the master is taken (see pool.h), and the
+ * window size the pty starts with. */
+static int prepare_pty(rf_proc *proc, unsigned streams, const struct winsize *hold, struct winsize *size,
+                       rf_error **err)
+{
+    *size = (struct winsize){ 0 };
+    if (!streams)
+        return 0;
+    if (hold) {
+        proc->pty_hold = true;
+        *size = *hold;
+        return 0;
+    }
+    if (!(proc->tty = rf_tty_new(streams, err)))
+        return -1;
+    rf_tty_size(proc->tty, size);
+    return 0;
+}
+
+rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, const struct winsize *hold, rf_error **err)
 {
     if (!req->argv || !req->argv[0]) {
         rf_error_set(err, EINVAL, "pool: no command");
-        return NULL;
-    }
-    if (req->stdio.in_fd == RF_STDIO_PTY || req->stdio.out_fd == RF_STDIO_PTY || req->stdio.err_fd == RF_STDIO_PTY) {
-        rf_error_set(err, ENOTSUP, "pool: a warm sandbox cannot give its command a terminal (RF_STDIO_PTY)");
         return NULL;
     }
     rf_proc *proc = take(p, err);
@@ -244,10 +260,18 @@ rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, rf_error **err)
         wake_filler(p);
         return NULL;
     }
+    unsigned streams = rf_tty_streams(&req->stdio);
+    struct winsize size;
     char **env = environment(p->plan, req->env_add);
     int fds[3] = { req->stdio.in_fd >= 0 ? req->stdio.in_fd : 0, req->stdio.out_fd >= 0 ? req->stdio.out_fd : 1,
                    req->stdio.err_fd >= 0 ? req->stdio.err_fd : 2 };
-    int rc = env ? rf_deferred_send(proc->sock, req->argv, env, req->cwd, fds) : -1;
+    if (env && prepare_pty(proc, streams, hold, &size, err) < 0) {
+        rf_strv_free(env);
+        wake_filler(p);
+        rf_proc_free(proc);
+        return NULL;
+    }
+    int rc = env ? rf_deferred_send(proc->sock, req->argv, env, req->cwd, fds, streams, &size) : -1;
     int e = errno;
     rf_strv_free(env);
     wake_filler(p);
@@ -290,7 +314,7 @@ static void retire(rf_pool *p, rf_proc *proc)
 RF_EXPORT int rf_pool_run(rf_pool *p, const rf_pool_request *req, rf_status *out, rf_error **err)
 {
     memset(out, 0, sizeof *out);
-    rf_proc *proc = rf_pool_start(p, req, err);
+    rf_proc *proc = rf_pool_start(p, req, NULL, err);
     if (!proc)
         return -1;
     int rc = rf_proc_wait(proc, out, err);

@@ -5,6 +5,12 @@
 #include "ringfence.h"
 #include "plan/plan.h"
 
+#include <sys/ioctl.h>
+
 /* Take a ready sandbox and hand it the command; the caller waits for and
- * frees the rf_proc (serve.c forwards signals to it meanwhile). */
-rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, rf_error **err);
+ * frees the rf_proc (serve.c forwards signals to it meanwhile). Streams
+ * set to RF_STDIO_PTY are a pty made inside: with `hold` NULL, relayed
+ * to this process's own fd 0 and 1 by rf_proc_wait (rf_pool_run); else
+ * of window size *hold, its master kept for rf_proc_take_pty (serve.c
+ * passes it on to its client, who relays). */
+rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, const struct winsize *hold, rf_error **err);

@@ -6,14 +6,22 @@
  * serving user, so only that user may ask for one. One request per
  * connection:
  *   client → server  "RFP1", the policy key, cwd, argv; fds 0, 1, 2 attached
+ *                    (or "RFP2": some streams a pty, see wire.h)
  *   client → server  "K" + signal number, to forward a signal (repeatable)
+ *   server → client  RFP2 only: "T" with the pty's master attached, before
+ *                    the status (none if the sandbox could not make one)
  *   server → client  "S" + the status JSON, or "E" + an error message
- * A request made under another policy (another key) is refused, never run
- * under the pool's. A client that goes away has its command killed. */
+ * A pty's master goes to the client that asked for it and nowhere else:
+ * the server closes its copy once sent, so the client's relay is its only
+ * holder (docs/terminal.md). A request made under another policy (another
+ * key) is refused, never run under the pool's. A client that goes away
+ * has its sandbox hung up (SIGHUP to every process, as a closing terminal
+ * does), and killed a second later. */
 #include "pool/pool.h"
 #include "pool/wire.h"
 #include "backend/native/report.h"
 #include "proc/proc.h"
+#include "tty/tty.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -22,6 +30,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +100,25 @@ static void reply(int conn, char kind, const char *text)
 typedef struct watch {
     int conn;
     rf_proc *proc;
+    atomic_bool done; /* the status is in: the connection's end is ours */
 } watch;
+
+#define GONE_GRACE_MS 1000
+
+/* The client went away mid-run (killed, its terminal closed): a hang-up
+ * to every process of the sandbox, as a closing terminal sends, and what
+ * is still there a second later is killed. */
+static void client_gone(watch *w)
+{
+    rf_proc_kill(w->proc, SIGHUP);
+    struct pollfd pf = { .fd = w->proc->pidfd, .events = POLLIN };
+    int n;
+    do
+        n = poll(&pf, 1, GONE_GRACE_MS);
+    while (n < 0 && errno == EINTR);
+    if (n == 0 && !atomic_load(&w->done))
+        rf_proc_kill(w->proc, SIGKILL);
+}
 
 /* Signals the client forwards, and its going away (then the command goes). */
 static void *watch_main(void *arg)
@@ -103,8 +130,8 @@ static void *watch_main(void *arg)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            if (n == 0)
-                rf_proc_kill(w->proc, SIGKILL);
+            if (n == 0 && !atomic_load(&w->done))
+                client_gone(w);
             return NULL;
         }
         int sig;
@@ -117,21 +144,42 @@ static void *watch_main(void *arg)
     }
 }
 
-static void run_request(server *s, int conn, const char *key, const char *cwd, char **argv, const int fds[3])
+/* A pty's master to the client that asked for it, then our copy closed:
+ * the client's relay is its only holder outside the sandbox. None when
+ * the sandbox ended first (its status says why). */
+static void pass_master(int conn, rf_proc *proc)
+{
+    int master = rf_proc_take_pty(proc, 10000);
+    if (master < 0)
+        return;
+    (void)rf_msg_send_with_fds(conn, "T", 1, &master, 1); /* a client gone: the watcher ends the run */
+    close(master);
+}
+
+static void run_request(server *s, int conn, const rf_pool_wire_request *wr, const int fds[3])
 {
     pthread_mutex_lock(&s->lock);
     served *sp = s->current;
     sp->refs++;
     pthread_mutex_unlock(&s->lock);
-    if (strcmp(key, sp->key)) {
+    if (strcmp(wr->key, sp->key)) {
         reply(conn, 'E', "this pool serves another policy: the request's options, configuration or workspace "
                          "differ from the server's (start ringfence serve with the same ones, or run without --via)");
         served_put(s, sp);
         return;
     }
-    rf_pool_request req = { .argv = argv, .cwd = *cwd ? cwd : NULL, .stdio = { fds[0], fds[1], fds[2] } };
+    int io[3];
+    for (int i = 0; i < 3; i++)
+        io[i] = (wr->tty.streams & (1u << i)) ? RF_STDIO_PTY : fds[i];
+    /* A pty's terminal type is its user's (wire.c lets only a name pass). */
+    char term[8 + RF_POOL_TERM_MAX] = "";
+    char *env_add[] = { term, NULL };
+    if (wr->tty.streams && *wr->tty.term)
+        snprintf(term, sizeof term, "TERM=%s", wr->tty.term);
+    rf_pool_request req = { .argv = wr->argv, .cwd = *wr->cwd ? wr->cwd : NULL, .stdio = { io[0], io[1], io[2] },
+                            .env_add = *term ? env_add : NULL };
     rf_error *err = NULL;
-    rf_proc *proc = rf_pool_start(sp->pool, &req, &err);
+    rf_proc *proc = rf_pool_start(sp->pool, &req, wr->tty.streams ? &wr->tty.size : NULL, &err);
     if (!proc) {
         reply(conn, 'E', rf_error_message(err));
         rf_error_free(err);
@@ -141,6 +189,8 @@ static void run_request(server *s, int conn, const char *key, const char *cwd, c
     watch w = { .conn = conn, .proc = proc };
     pthread_t t;
     bool watching = pthread_create(&t, NULL, watch_main, &w) == 0;
+    if (wr->tty.streams)
+        pass_master(conn, proc);
     rf_status st;
     if (rf_proc_wait(proc, &st, &err) == 0) {
         char *json = rf_status_to_json(&st);
@@ -151,6 +201,7 @@ static void run_request(server *s, int conn, const char *key, const char *cwd, c
         reply(conn, 'E', rf_error_message(err));
         rf_error_free(err);
     }
+    atomic_store(&w.done, true);
     shutdown(conn, SHUT_RDWR); /* ends the watcher */
     if (watching)
         pthread_join(t, NULL);
@@ -185,15 +236,16 @@ static void *client_main(void *arg)
     tv.tv_sec = 0;
     setsockopt(c->conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     int fds[3] = { -1, -1, -1 };
-    int nfds = n > 0 ? rf_pool_wire_take_fds(&mh, fds) : 0;
+    bool parsed = n > 0 && !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && rf_pool_wire_parse(buf, (size_t)n, req) == 0;
+    /* Taken (or closed) whatever the request: none is left behind. */
+    int nfds = n > 0 ? rf_pool_wire_take_fds(&mh, parsed ? req->tty.streams : 0, fds) : 0;
     /* Read first, then judge: the refusal is then read before the close. */
     if (!peer_allowed(c->conn))
         reply(c->conn, 'E', "refused: only the user who started ringfence serve may use its pool");
-    else if (nfds != 3 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-             rf_pool_wire_parse(buf, (size_t)n, req) < 0)
+    else if (!parsed || nfds != rf_pool_wire_nfds(req->tty.streams))
         reply(c->conn, 'E', "malformed request");
     else
-        run_request(c->srv, c->conn, req->key, req->cwd, req->argv, fds);
+        run_request(c->srv, c->conn, req, fds);
     for (int i = 0; i < 3; i++)
         if (fds[i] >= 0)
             close(fds[i]);
@@ -337,17 +389,26 @@ static void forward_signal(int sig)
         send(client_sock, msg, sizeof msg, MSG_NOSIGNAL);
 }
 
-static int send_request(int fd, const char *key, const char *cwd, char *const argv[], rf_error **err)
+/* The request, with our descriptors for the streams that are not the pty
+ * (io's, or our own 0, 1, 2 where io says -1). */
+static int send_request(int fd, const char *key, const char *cwd, char *const argv[], const rf_stdio *io,
+                        const rf_pool_wire_tty *tty, rf_error **err)
 {
     size_t len;
-    char *buf = rf_pool_wire_encode(key, cwd, argv, &len);
+    unsigned streams = tty ? tty->streams : 0;
+    char *buf = rf_pool_wire_encode(key, cwd, argv, tty, &len);
     if (!buf)
         return errno == E2BIG ? rf_error_set(err, E2BIG, "run --via: the command is too long for the pool "
                                                          "(over %d bytes or %d arguments)",
                                              RF_POOL_REQ_MAX, RF_POOL_REQ_MAX_ARGS)
                               : rf_error_set(err, errno, "run --via");
-    const int fds[3] = { 0, 1, 2 };
-    int rc = rf_msg_send_with_fds(fd, buf, len, fds, 3);
+    const int own[3] = { io ? io->in_fd : -1, io ? io->out_fd : -1, io ? io->err_fd : -1 };
+    int fds[3];
+    size_t nfds = 0;
+    for (int i = 0; i < 3; i++)
+        if (!(streams & (1u << i)))
+            fds[nfds++] = own[i] >= 0 ? own[i] : i;
+    int rc = rf_msg_send_with_fds(fd, buf, len, fds, nfds);
     int e = errno;
     free(buf);
     return rc == 0 ? 0 : rf_error_set(err, e, "run --via: send the request");
@@ -367,10 +428,8 @@ static void status_from_json(const char *json, rf_status *out)
     json_decref(o);
 }
 
-RF_EXPORT int rf_pool_client_run(const char *socket_path, const char *policy_key, char *const argv[],
-                                 const char *cwd, rf_status *out, rf_error **err)
+static int connect_pool(const char *socket_path, rf_error **err)
 {
-    memset(out, 0, sizeof *out);
     struct sockaddr_un a = { .sun_family = AF_UNIX };
     if (strlen(socket_path) >= sizeof a.sun_path)
         return rf_error_set(err, ENAMETOOLONG, "run --via %s: path too long", socket_path);
@@ -383,7 +442,80 @@ RF_EXPORT int rf_pool_client_run(const char *socket_path, const char *policy_key
         rf_error_set(err, e, "run --via %s: no pool answers there", socket_path);
         return rf_error_hint_set(err, "start one: ringfence serve --socket %s [run options]", socket_path);
     }
-    if (send_request(fd, policy_key, cwd ? cwd : "", argv, err) < 0) {
+    return fd;
+}
+
+/* One message from the server, and the descriptor it carried (-1: none;
+ * more than one is not the server's way: closed). */
+static ssize_t recv_reply(int fd, char *buf, size_t size, int *ret_fd)
+{
+    union {
+        char b[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = { .iov_base = buf, .iov_len = size };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+    ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+    struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+    *ret_fd = -1;
+    /* Room for one: the kernel closes what would not fit (MSG_CTRUNC). */
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+        memcpy(ret_fd, CMSG_DATA(c), sizeof(int));
+    return n;
+}
+
+/* Until the status: the relay (tty, may be NULL) served meanwhile, the
+ * pty's master attached when the server passes it on. */
+static ssize_t await_status(int fd, rf_tty *tty, char *buf)
+{
+    for (;;) {
+        struct pollfd pfd[1 + RF_TTY_NFDS] = { { .fd = fd, .events = POLLIN } };
+        rf_tty_pollfds(tty, pfd + 1);
+        if (poll(pfd, 1 + RF_TTY_NFDS, -1) < 0) {
+            if (errno == EINTR)
+                continue; /* a forwarded signal */
+            return -1;
+        }
+        rf_tty_serve(tty, pfd + 1);
+        if (!pfd[0].revents)
+            continue;
+        int master;
+        ssize_t n = recv_reply(fd, buf, RF_POOL_REQ_MAX, &master);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 1 && buf[0] == 'T' && master >= 0 && tty) {
+            (void)rf_tty_attach(tty, master); /* a second one is refused (closed) */
+            continue;
+        }
+        if (master >= 0)
+            close(master);
+        if (n == 1 && buf[0] == 'T')
+            continue;
+        return n;
+    }
+}
+
+RF_EXPORT int rf_pool_client_run_stdio(const char *socket_path, const char *policy_key, char *const argv[],
+                                       const char *cwd, const rf_stdio *stdio, rf_status *out, rf_error **err)
+{
+    memset(out, 0, sizeof *out);
+    /* Our TERM for the pty, unless it is no terminal type's name: then the
+     * pool's own (as a pty-less run has). */
+    const char *term = getenv("TERM");
+    rf_pool_wire_tty wt = { .streams = rf_tty_streams(stdio),
+                            .term = term && rf_pool_wire_term_ok(term) ? term : "" };
+    rf_tty *tty = wt.streams ? rf_tty_new(wt.streams, err) : NULL;
+    if (wt.streams && !tty)
+        return -1;
+    if (tty)
+        rf_tty_size(tty, &wt.size);
+    int fd = connect_pool(socket_path, err);
+    if (fd < 0) {
+        rf_tty_free(tty);
+        return -1;
+    }
+    if (send_request(fd, policy_key, cwd ? cwd : "", argv, stdio, &wt, err) < 0) {
+        rf_tty_free(tty);
         /* The server may have refused before reading (another uid): its
          * reason is still there to read. */
         char why[512];
@@ -403,10 +535,10 @@ RF_EXPORT int rf_pool_client_run(const char *socket_path, const char *policy_key
     for (int i = 0; i < 6; i++)
         sigaction(sigs[i], &sa, &old[i]);
     char *buf = malloc(RF_POOL_REQ_MAX + 1);
-    ssize_t n;
-    do
-        n = buf ? recv(fd, buf, RF_POOL_REQ_MAX, 0) : -1;
-    while (n < 0 && errno == EINTR);
+    ssize_t n = buf ? await_status(fd, tty, buf) : -1;
+    /* The tree is gone: the rest of its output, and our terminal as it was. */
+    rf_tty_finish(tty);
+    rf_tty_free(tty);
     for (int i = 0; i < 6; i++)
         sigaction(sigs[i], &old[i], NULL);
     client_sock = -1;
@@ -423,4 +555,10 @@ RF_EXPORT int rf_pool_client_run(const char *socket_path, const char *policy_key
     }
     free(buf);
     return rc;
+}
+
+RF_EXPORT int rf_pool_client_run(const char *socket_path, const char *policy_key, char *const argv[],
+                                 const char *cwd, rf_status *out, rf_error **err)
+{
+    return rf_pool_client_run_stdio(socket_path, policy_key, argv, cwd, NULL, out, err);
 }

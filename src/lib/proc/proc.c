@@ -36,6 +36,7 @@ rf_proc *rf_proc_new(pid_t pid, int pidfd, int sock, const rf_limits *limits)
     p->pid = pid;
     p->pidfd = pidfd;
     p->sock = sock;
+    p->pty_master = -1;
     p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); /* -1: rf_proc_wait polls instead */
     p->limits = *limits;
     clock_gettime(CLOCK_MONOTONIC, &p->started);
@@ -141,14 +142,39 @@ static void read_messages(rf_proc *p)
             atomic_store(&p->sock_eof, true); /* closed in rf_proc_free */
             return;
         }
-        /* The pty's master, made inside: the relay starts. Unasked for,
-         * it is closed. */
+        /* The pty's master, made inside: the relay starts, or it is kept
+         * for whoever relays (pty_hold). Unasked for, or a second one, it
+         * is closed. */
         if (m.type == RF_MSG_PTY && fd >= 0 && p->tty)
             (void)rf_tty_attach(p->tty, fd);
+        else if (m.type == RF_MSG_PTY && fd >= 0 && p->pty_hold && p->pty_master < 0 && !p->have_exit)
+            p->pty_master = fd;
         else if (fd >= 0)
             close(fd);
         handle_message(p, &m);
     }
+}
+
+int rf_proc_take_pty(rf_proc *p, int timeout_ms)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (p->pty_master < 0 && !p->have_exit && live_sock(p) >= 0) {
+        int left = timeout_ms - (int)(now_since(&t0) * 1000);
+        if (left <= 0) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
+        int n = poll(&pfd, 1, left);
+        if (n < 0 && errno != EINTR)
+            return -1;
+        if (n > 0)
+            read_messages(p);
+    }
+    int fd = p->pty_master;
+    p->pty_master = -1;
+    return fd;
 }
 
 /* Milliseconds until the next deadline, or -1 for none. */
@@ -290,6 +316,8 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
             ;
     }
     rf_tty_free(p->tty); /* the caller's terminal as it was, on every way out */
+    if (p->pty_master >= 0)
+        close(p->pty_master);
     rf_net_proxy_free(p->net_proxy);
     rf_placeholders_remove(p->placeholders); /* the sandbox is gone: nothing holds them */
     if (p->pidfd >= 0)

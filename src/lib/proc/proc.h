@@ -43,6 +43,9 @@ struct rf_proc {
     struct rf_net_proxy *net_proxy; /* network: allowlist, or NULL */
     struct rf_placeholders *placeholders; /* removed once the sandbox is gone */
     struct rf_tty *tty; /* RF_STDIO_PTY: the relay (tty/), or NULL */
+    bool pty_hold;      /* no relay here: keep the pty's master for
+                           rf_proc_take_pty (a pool's server passes it on) */
+    int pty_master;     /* kept, not yet taken; -1 */
     bool tree_via_init; /* no pid namespace (landlock, none): killing init
                            alone would orphan the tree, so SIGKILL is a
                            message to init, which kills every descendant */
@@ -68,6 +71,11 @@ int rf_proc_wait_raw(rf_proc *p, rf_proc_watch *watch, rf_error **err);
  * Init reports only once the whole tree is gone, so the writers are gone
  * too and this does not block for long. */
 void rf_proc_watch_finish(rf_proc_watch *watch);
+/* The pty's master of a sandbox started with pty_hold: waits until init
+ * sent it (it does so before the command starts) and hands it over, or
+ * -1 when the sandbox ended first (a setup error: rf_proc_wait reports
+ * it) or timeout_ms passed (errno ETIMEDOUT). */
+int rf_proc_take_pty(rf_proc *p, int timeout_ms);
 /* rf_status_to_json's record as a JSON object (status.c). */
 json_t *rf_status_json(const rf_status *s);
 /* rf_proc_wait, serving `watch` while it waits (status.c). */

@@ -105,19 +105,21 @@ int rf_msg_send_with_fds(int sock, const void *data, size_t len, const int *fds,
         char buf[CMSG_SPACE(3 * sizeof(int))];
         struct cmsghdr align;
     } u;
-    if (nfds == 0 || nfds > 3) {
+    if (nfds > 3) {
         errno = EINVAL;
         return -1;
     }
     memset(&u, 0, sizeof u);
     struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
-    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                         .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
-    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-    memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = nfds ? u.buf : NULL,
+                         .msg_controllen = nfds ? CMSG_SPACE(nfds * sizeof(int)) : 0 };
+    if (nfds) {
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+    }
     ssize_t n;
     do
         n = sendmsg(sock, &mh, MSG_NOSIGNAL);

@@ -45,6 +45,6 @@ int rf_msg_recv_with_fd(int fd, struct rf_msg *msg, int *ret_fd);
 /* Pass one descriptor (SCM_RIGHTS). recv returns it (close-on-exec) or -1
  * (EOF: errno untouched... check the return). Async-signal-safe send. */
 int rf_msg_send_fd(int chan, int fd);
-/* data plus 1..3 descriptors in one message (no allocation). */
+/* data plus 0..3 descriptors in one message (no allocation). */
 int rf_msg_send_with_fds(int sock, const void *data, size_t len, const int *fds, size_t nfds);
 int rf_msg_recv_fd(int chan);

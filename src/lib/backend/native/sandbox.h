@@ -142,7 +142,8 @@ int rf_confine_apply(const rf_native_ctx *ctx, rf_setup_fail *f);
  * command (rf_command_clone); its pid, or -1 (errno ECANCELED: the caller
  * closed the channel). */
 pid_t rf_deferred_start(int sock, rf_setup_fail *f);
-int rf_deferred_send(int sock, char *const argv[], char *const env[], const char *cwd, const int fds[3]);
+int rf_deferred_send(int sock, char *const argv[], char *const env[], const char *cwd, const int fds[3],
+                     unsigned pty_streams, const struct winsize *size);
 
 /* shed.c: plan (the caller, before clone) lists the caller's memory a
  * warm pool's init does not need; release (init, once setup is done and
@@ -195,4 +196,7 @@ void rf_init_serve_sockets(int chan);
 void rf_init_await_command(void);
 
 /* spawn.c */
-rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);
+/* sink: see rf_spawn_with_sink (backend.h); NULL for rf_spawn's relay. */
+struct rf_tty_sink;
+rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const struct rf_tty_sink *sink,
+                         rf_error **err);

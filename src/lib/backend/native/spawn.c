@@ -109,16 +109,15 @@ fail:
 
 /* RF_STDIO_PTY: the relay made now (it reads the caller's window size for
  * the child); the pty itself is made inside (sandbox.c). */
-static int prepare_pty(const rf_plan *plan, const rf_stdio *stdio, rf_native_ctx *ctx, rf_tty **ret_tty,
-                       rf_error **err)
+static int prepare_pty(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_sink *sink, rf_native_ctx *ctx,
+                       rf_tty **ret_tty, rf_error **err)
 {
     ctx->pty_streams = rf_tty_streams(stdio);
     if (!ctx->pty_streams)
         return 0;
     if (plan->deferred)
         return rf_error_set(err, EINVAL, "a warm pool's sandbox cannot give its command a terminal (RF_STDIO_PTY)");
-    rf_tty *tty = plan->tty_sink ? rf_tty_new_sink(ctx->pty_streams, plan->tty_sink, err)
-                                 : rf_tty_new(ctx->pty_streams, err);
+    rf_tty *tty = sink ? rf_tty_new_sink(ctx->pty_streams, sink, err) : rf_tty_new(ctx->pty_streams, err);
     if (!tty)
         return -1;
     rf_tty_size(tty, &ctx->pty_size);
@@ -126,7 +125,7 @@ static int prepare_pty(const rf_plan *plan, const rf_stdio *stdio, rf_native_ctx
     return 0;
 }
 
-rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
+rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_sink *sink, rf_error **err)
 {
     rf_backend_start start;
     if (rf_backend_start_prepare(plan, &start, err) < 0)
@@ -155,7 +154,7 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **
     ctx.srcs = srcs;
     if (stdio)
         memcpy(ctx.stdio, &stdio->in_fd, sizeof ctx.stdio);
-    if (prepare_pty(plan, stdio, &ctx, &tty, err) < 0)
+    if (prepare_pty(plan, stdio, sink, &ctx, &tty, err) < 0)
         goto fail;
     if (rf_confine_prepare(plan, &ctx, err) < 0)
         goto fail;
