@@ -87,8 +87,9 @@ check "fish completion" test -s "$U/share/fish/vendor_completions.d/ringfence.fi
 check "share/doc/ringfence/config.schema.json" \
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$U/share/doc/ringfence/config.schema.json"
 for f in "$src"/examples/*; do
+    # the scenario directories (examples/NNN-*/) whole, with their run scripts
     check "share/doc/ringfence/examples/$(basename "$f")" \
-        cmp -s "$f" "$U/share/doc/ringfence/examples/$(basename "$f")"
+        diff -r -q "$f" "$U/share/doc/ringfence/examples/$(basename "$f")"
 done
 
 # The staged binary runs and says its version.
