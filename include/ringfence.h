@@ -214,7 +214,14 @@ typedef struct rf_config_sources {
     const char *system_dir;          /* NULL: /etc/ringfence */
     const char *user_dir;            /* NULL: $XDG_CONFIG_HOME/ringfence or ~/.config/ringfence */
     bool no_system_file, no_user_file, no_workspace_file, no_environment;
+    const char *const *profiles;     /* --profile NAME..., NULL-terminated, applied in order after
+                                        the --config files (later wins); may be NULL */
 } rf_config_sources;
+/* Profiles (docs/profiles.md): every profile name found, sorted (strv,
+ * free each and the array); the file of one profile (malloc'd), or NULL
+ * with *err (unknown: the hint names the closest). */
+RF_EXPORT char **rf_profile_list(rf_error **err);
+RF_EXPORT char *rf_profile_find(const char *name, rf_error **err);
 RF_EXPORT int rf_config_load_standard(rf_config *cfg, const rf_config_sources *src, rf_error **err);
 /* The merged, resolved policy plus, for every setting, the layer it came
  * from: {"policy": {...}, "sources": {"network": "command line", ...}}.

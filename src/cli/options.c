@@ -123,7 +123,8 @@ static const struct rf_option {
     { "ephemeral", no_argument, OPT_EPHEMERAL, NULL,
       "remove the instance when its last sandbox ends (delete_on_exit); without --instance, a fresh one" },
     { "profile", required_argument, OPT_PROFILE, "NAME",
-      "limits for a new instance: chat (256 MiB, 200 processes, a quarter CPU)" },
+      "apply the named profile, a policy layer (node, python, rust, go, java, git, claude-code, codex, "
+      "gemini-cli, opencode, chat: 'ringfence profile list'); repeatable, later wins; flags win over profiles" },
     { "own-identity", no_argument, OPT_OWN_IDENTITY, NULL,
       "a new instance of an unprivileged caller gets a uid/gid of its own from your /etc/subuid and /etc/subgid "
       "ranges (newuidmap); root callers' instances always have one" },
@@ -295,6 +296,34 @@ static int set_number(const char *sub, json_t *obj, const char *key, const char 
     return 0;
 }
 
+/* --profile NAME: found now, so a typo fails before anything starts, with
+ * the closest name as the hint. */
+static int add_profile(const char *sub, const char *name, rf_cli_opts *o)
+{
+    rf_error *err = NULL;
+    char *path = rf_profile_find(name, &err);
+    if (!path) {
+        fprintf(stderr, "ringfence %s: --profile %s: %s\n", sub, name, rf_error_message(err));
+        if (rf_error_hint(err))
+            fprintf(stderr, "hint: %s\n", rf_error_hint(err));
+        rf_error_free(err);
+        return -1;
+    }
+    free(path);
+    size_t n = 0;
+    while (o->profiles && o->profiles[n])
+        n++;
+    if (n >= 32)
+        return usage(sub, "--profile %s: at most 32 profiles", name);
+    char **v = realloc(o->profiles, (n + 2) * sizeof(char *));
+    if (!v)
+        return -1;
+    v[n] = strdup(name);
+    v[n + 1] = NULL;
+    o->profiles = v;
+    return v[n] ? 0 : -1;
+}
+
 static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o)
 {
     json_t *f = o->flags;
@@ -340,7 +369,7 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     }
     case OPT_INSTANCE: json_object_set_new(f, "instance", json_string(arg)); return 0;
     case OPT_EPHEMERAL: json_object_set_new(f, "delete_on_exit", json_true()); return 0;
-    case OPT_PROFILE: o->profile = arg; return 0;
+    case OPT_PROFILE: return add_profile(sub, arg, o);
     case OPT_TARGET: o->target = arg; return 0;
     case OPT_OWN_IDENTITY: o->own_identity = true; return 0;
     case OPT_CREDENTIAL:
@@ -506,6 +535,9 @@ void rf_cli_opts_clear(rf_cli_opts *o)
     for (size_t i = 0; o->config_files && o->config_files[i]; i++)
         free(o->config_files[i]);
     free(o->config_files);
+    for (size_t i = 0; o->profiles && o->profiles[i]; i++)
+        free(o->profiles[i]);
+    free(o->profiles);
     memset(o, 0, sizeof *o);
 }
 
