@@ -33,5 +33,11 @@ int rf_cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((for
 struct rf_cli_opts;
 /* serve.c: run argv through the pool at o->via; returns the exit code. */
 int rf_cli_run_via(struct rf_cli_opts *o, char **argv);
+/* --status-json's way of writing a file: beside it, fsync'd, renamed
+ * over it (a fifo or device written in place). -1 with errno. */
+int rf_cli_write_atomic(const char *path, const char *text, size_t len);
+/* learn.c: after an observed run (learn, --explain-denials), the report;
+ * -1 when learn --write failed (printed). */
+int rf_cli_observed(const struct rf_cli_opts *o, rf_proc *proc, const rf_status *st);
 /* Start the plan, forward signals, wait, report; returns the exit code. */
 int rf_cli_execute(const struct rf_cli_opts *o, const rf_plan *plan);

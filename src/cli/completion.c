@@ -22,7 +22,8 @@ typedef struct {
 
 static bool for_sub(const char *only, const char *sub)
 {
-    return !only || (sub && !strcmp(only, sub));
+    /* learn is an observed run: it takes run's options too */
+    return !only || (sub && (!strcmp(only, sub) || (!strcmp(sub, "learn") && !strcmp(only, "run"))));
 }
 
 /* Help text without the characters each shell's syntax reserves. */

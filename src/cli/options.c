@@ -23,7 +23,7 @@ enum opt_id {
     OPT_INSTANCE, OPT_EPHEMERAL, OPT_PROFILE, OPT_TARGET, OPT_CREDENTIAL, OPT_COPY, OPT_FORCE, OPT_JSON,
     OPT_OWN_IDENTITY,
     OPT_SOCKET, OPT_POOL_SIZE, OPT_VIA, OPT_NO_POOL,
-    OPT_SHARE_TMP, OPT_PTY, OPT_NO_PTY,
+    OPT_SHARE_TMP, OPT_PTY, OPT_NO_PTY, OPT_EXPLAIN_DENIALS, OPT_WRITE,
 };
 
 static const struct rf_option {
@@ -96,6 +96,13 @@ static const struct rf_option {
     { "no-pty", no_argument, OPT_NO_PTY, NULL,
       "no terminal inside: pass your stdin, stdout and stderr as they are, the command in a session with no "
       "controlling terminal", "run" },
+    { "explain-denials", no_argument, OPT_EXPLAIN_DENIALS, NULL,
+      "watch which hidden or read-only paths the command looks for (native backend) and, when it ends, name up to "
+      "10 of them and the names the proxy refused on stderr, each with the flag that would allow it "
+      "(docs/learn.md)", "run" },
+    { "write", required_argument, OPT_WRITE, "FILE",
+      "write the suggested rules as a YAML policy layer to FILE (atomically), for --config FILE; secrets are "
+      "never written", "learn" },
     { "status-json", required_argument, OPT_STATUS_JSON, "FILE", "write the status record as JSON to FILE" },
     { "status-fd", required_argument, OPT_STATUS_FD, "N", "write JSON lines to fd N: the pid, then the status" },
     { "log-level", required_argument, OPT_LOG_LEVEL, "LEVEL",
@@ -163,7 +170,7 @@ void rf_cli_print_options(FILE *out, const char *sub, bool man)
 {
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const struct rf_option *o = &options[i];
-        if (o->only && sub && strcmp(o->only, sub) != 0)
+        if (o->only && sub && strcmp(o->only, sub) != 0 && !(!strcmp(sub, "learn") && !strcmp(o->only, "run")))
             continue;
         if (man) {
             fprintf(out, "*--%s*", o->name);
@@ -383,6 +390,8 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     case OPT_PTY:
     case OPT_NO_PTY: o->pty = id == OPT_PTY ? RF_CLI_PTY_ON : RF_CLI_PTY_OFF; return 0;
     case OPT_NO_POOL: o->no_pool = true; return 0;
+    case OPT_EXPLAIN_DENIALS: o->explain_denials = true; return 0;
+    case OPT_WRITE: o->write_file = arg; return 0;
     case OPT_POOL_SIZE: {
         double v;
         if (parse_number(sub, "pool-size", arg, 1, &v) < 0)
@@ -512,7 +521,8 @@ int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_
         for (size_t i = 0; i < N_OPTIONS && !def; i++)
             if (options[i].id == c)
                 def = &options[i];
-        if (def && def->only && strcmp(def->only, sub) != 0)
+        /* learn takes run's options too: it is a run, observed. */
+        if (def && def->only && strcmp(def->only, sub) != 0 && !(!strcmp(sub, "learn") && !strcmp(def->only, "run")))
             return usage(sub, "option '--%s' is for 'ringfence %s'", def->name, def->only);
         if (apply_option(sub, c, optarg, o) < 0)
             return -1;

@@ -34,6 +34,10 @@ typedef struct rf_cli_opts {
     const char *via;       /* run --via */
     enum { RF_CLI_PTY_AUTO, RF_CLI_PTY_ON, RF_CLI_PTY_OFF } pty; /* run --pty, --no-pty */
     bool no_pool;          /* mcp --no-pool */
+    bool explain_denials;  /* run --explain-denials */
+    bool learn;            /* ringfence learn: observe, then report */
+    const char *write_file;/* learn --write FILE */
+    char *const *command;  /* learn: the command, for the written file's header */
     struct rf_instance *instance; /* the instance run in (closed by rf_cli_opts_clear) */
     bool help;
 } rf_cli_opts;

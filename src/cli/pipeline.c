@@ -169,7 +169,7 @@ int rf_cli_prepare(const char *sub, int argc, char **argv, void (*help)(void), r
     rf_policy *policy = rf_cli_policy(o, exit_code);
     if (!policy)
         return 0;
-    if (rf_cli_attach_instance(o, policy, !strcmp(sub, "run"), exit_code) < 0) {
+    if (rf_cli_attach_instance(o, policy, !strcmp(sub, "run") || !strcmp(sub, "learn"), exit_code) < 0) {
         rf_policy_free(policy);
         return 0;
     }

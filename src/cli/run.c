@@ -55,7 +55,7 @@ static int write_all(int fd, const char *buf, size_t len)
  * it, so a full disk or a crash leaves the old file whole, never a
  * truncated record and no temporary file. A FILE that is not a regular
  * file (a fifo, /dev/stdout) is written in place. Returns -1 with errno. */
-static int write_status_file(const char *path, const char *json, size_t len)
+int rf_cli_write_atomic(const char *path, const char *json, size_t len)
 {
     _cleanup_free_ char *real = realpath(path, NULL); /* a symlink: its target */
     const char *target = real ? real : path;
@@ -103,7 +103,7 @@ static void write_status(const rf_cli_opts *o, const rf_status *st)
                 strerror(errno));
     _cleanup_free_ char *line = NULL;
     if (o->status_json_file && asprintf(&line, "%s\n", json) >= 0 &&
-        write_status_file(o->status_json_file, line, strlen(line)) < 0) {
+        rf_cli_write_atomic(o->status_json_file, line, strlen(line)) < 0) {
         fprintf(stderr, "ringfence: cannot write --status-json %s: %s\n", o->status_json_file, strerror(errno));
         fprintf(stderr, "hint: the file was left as it was; free space there or choose another file "
                         "(the exit status is still the command's)\n");
@@ -160,6 +160,8 @@ int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
 {
     rf_error *err = NULL;
     rf_stdio io = RF_STDIO_INHERIT;
+    if (o->explain_denials || o->learn)
+        rf_plan_set_observe((rf_plan *)plan, true);
     rf_proc *proc = rf_spawn(plan, choose_stdio(o, plan, &io), &err);
     if (!proc) {
         int code = rf_cli_report(err);
@@ -182,6 +184,8 @@ int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
         explain_end(plan, &st);
         write_status(o, &st);
         code = st.exit_code;
+        if ((o->explain_denials || o->learn) && rf_cli_observed(o, proc, &st) < 0 && code == 0)
+            code = RF_EXIT_FAILURE; /* learn --write could not write its file */
         rf_status_clear(&st);
     }
     running = NULL;

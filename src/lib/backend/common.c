@@ -54,6 +54,31 @@ static int ensure_dir(const char *dir, struct stat *st, rf_error **err)
     return 0;
 }
 
+/* An expose whose target lies in the instance's tree (learn's ~/.gitconfig
+ * at the sandbox's own home): its mount point made here, by the caller in
+ * its own directory, empty. The setup child cannot always make it there: on
+ * an idmapped bind its own id has no mapping (EOVERFLOW). */
+static int make_instance_mount_points(const rf_plan *plan, uid_t owner, gid_t group, bool chown_it,
+                                      rf_error **err)
+{
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        struct stat st;
+        if (m->type != RF_MOUNT_BIND || !rf_path_is_beneath(m->target, plan->instance_root) ||
+            !strcmp(m->target, plan->instance_root) || lstat(m->target, &st) == 0 || errno != ENOENT)
+            continue;
+        int rc = m->source_dir ? mkdir(m->target, 0700)
+                               : open(m->target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (rc >= 0 && !m->source_dir)
+            rc = close(rc);
+        if (rc < 0 && errno == ENOENT)
+            continue; /* its parent is not there either: the setup child's to make */
+        if (rc < 0 || (chown_it && lchown(m->target, owner, group) < 0))
+            return rf_error_set(err, errno, "mount point %s", m->target);
+    }
+    return 0;
+}
+
 int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
 {
     /* A root caller's HOME tree belongs to whoever the command is on disk:
@@ -80,7 +105,7 @@ int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
             chmod_nofollow(dir, 0711, err) < 0)
             return -1;
     }
-    return 0;
+    return make_instance_mount_points(plan, owner, group, user_env != NULL, err);
 }
 
 static bool wants_cgroup(const rf_limits *l)

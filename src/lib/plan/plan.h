@@ -111,6 +111,8 @@ struct rf_plan {
     const struct rf_tty_sink *tty_sink; /* RF_STDIO_PTY relayed to this (the MCP
                            exec tool, tty/tty.h), not the caller's fd 0 and 1;
                            borrowed, NULL by default */
+    bool observe;       /* native: report hidden and read-only paths the
+                           command looked for (observe/; learn, --explain-denials) */
     bool deferred;      /* native: build the sandbox, then wait for its one
                            command (RF_MSG_RUN; the warm pool, src/lib/pool/) */
     char *container_image; /* container.image (Mitto docker.image), or NULL:
