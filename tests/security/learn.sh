@@ -63,3 +63,18 @@ check "within the time a flood takes ($(($(date +%s) - start)) s)" test $(($(dat
 expect_exit 1 "the same under --explain-denials" \
     timeout 60 "$RINGFENCE" run --explain-denials --expose "$PROBE" -- "$PROBE" observe-hostile "$SCRATCH/secret" 1000
 contains "denied there too" "$OUT" "denied:"
+
+# The mount point of an expose into the sandbox's own home is made by
+# ringfence on the host: a symlink planted there by an earlier run must not
+# lead it outside (it may be root).
+uhome="$RINGFENCE_HOME/runtime-user-env"
+expect_exit 0 "a first run makes the sandbox's home" rf run -- true
+mkdir -p "$SCRATCH/outside"
+chmod 777 "$SCRATCH/outside"
+rm -rf "$uhome/.cfg-link"
+ln -s "$SCRATCH/outside" "$uhome/.cfg-link"
+echo x >"$SCRATCH/src-file"
+chmod 644 "$SCRATCH/src-file"
+rc=0
+rf run --expose "$SCRATCH/src-file:$uhome/.cfg-link/planted" -- true >/dev/null 2>&1 || rc=$?
+check "no file was made through the planted symlink (run exit $rc)" test ! -e "$SCRATCH/outside/planted"
