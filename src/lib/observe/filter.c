@@ -8,6 +8,8 @@
 #include "util/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
@@ -26,6 +28,40 @@ const char *const rf_observe_syscalls[] = {
     "rmdir", "rename", "renameat", "renameat2", "chdir", "truncate", "connect", NULL,
 };
 
+/* The *at calls with a descriptor of their own (find's fstatat(dirfd,
+ * "name"), fstat as newfstatat(fd, "", AT_EMPTY_PATH)) are nearly always
+ * relative to a directory the command already opened, so they are not
+ * stopped: only those relative to the working directory (AT_FDCWD) are.
+ * An absolute path passed with a real descriptor is missed: advisory.
+ * The descriptor argument(s) of each, or -1. */
+static const struct {
+    const char *name;
+    int fd_arg, fd_arg2;
+} at_calls[] = {
+    { "openat", 0, -1 },     { "openat2", 0, -1 },   { "newfstatat", 0, -1 }, { "statx", 0, -1 },
+    { "faccessat", 0, -1 },  { "faccessat2", 0, -1 },{ "readlinkat", 0, -1 }, { "execveat", 0, -1 },
+    { "mkdirat", 0, -1 },    { "unlinkat", 0, -1 },  { "renameat", 0, 2 },    { "renameat2", 0, 2 },
+};
+
+/* AT_FDCWD as the low 32 bits of the register: an int argument. */
+#define FDCWD_LOW ((scmp_datum_t)(uint32_t)AT_FDCWD)
+
+static int add_rule(scmp_filter_ctx ctx, const char *name, int nr)
+{
+    for (size_t i = 0; i < sizeof at_calls / sizeof at_calls[0]; i++) {
+        if (strcmp(at_calls[i].name, name))
+            continue;
+        int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+                                  SCMP_CMP((unsigned)at_calls[i].fd_arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, FDCWD_LOW));
+        if (rc == 0 && at_calls[i].fd_arg2 >= 0)
+            rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+                                  SCMP_CMP((unsigned)at_calls[i].fd_arg2, SCMP_CMP_MASKED_EQ, 0xffffffffu,
+                                           FDCWD_LOW));
+        return rc;
+    }
+    return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+}
+
 int rf_observe_compile_filter(void **bpf, size_t *len, rf_error **err)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -37,7 +73,7 @@ int rf_observe_compile_filter(void **bpf, size_t *len, rf_error **err)
         int nr = seccomp_syscall_resolve_name(rf_observe_syscalls[i]);
         if (nr < 0)
             continue;
-        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+        rc = add_rule(ctx, rf_observe_syscalls[i], nr);
     }
     int fd = rc == 0 ? memfd_create("rf-observe-bpf", MFD_CLOEXEC) : -1;
     if (rc == 0 && fd >= 0)
