@@ -126,8 +126,11 @@ static void report(const json_t *s)
     if (!json_array_size(json_object_get(s, "expose")) && !json_object_size(json_object_get(s, "keep_env")) &&
         !json_array_size(json_object_get(s, "allow_domain")))
         fprintf(stderr, "  nothing: the command found everything it looked for\n");
-    fprintf(stderr, "  (environment variables a command reads with getenv are not system calls: only the ones "
-                    "named above are known)\n");
+    fprintf(stderr, "  (%lld calls observed, %lld with an unreadable path, %lld distinct paths past the limit; "
+                    "variables read with getenv are not system calls: only the ones named above are known)\n",
+            (long long)json_integer_value(json_object_get(s, "notifications")),
+            (long long)json_integer_value(json_object_get(s, "unreadable")),
+            (long long)json_integer_value(json_object_get(s, "dropped")));
 }
 
 /* A YAML scalar: JSON's quoting, which YAML's double-quoted style reads. */

@@ -271,10 +271,11 @@ RF_EXPORT char *rf_observe_suggest(const char *observations, const char *network
     json_t *rec;
     json_array_foreach(json_object_get(obs, "paths"), i, rec) add_path(rules, rec, home);
     add_env(env, rules, home, envp);
-    json_t *out = json_pack("{s:o, s:o, s:o, s:I, s:I}", "expose", rules, "keep_env", env, "allow_domain",
+    json_t *out = json_pack("{s:o, s:o, s:o, s:I, s:I, s:I}", "expose", rules, "keep_env", env, "allow_domain",
                             refused_names(network_json), "dropped",
                             json_integer_value(json_object_get(obs, "dropped")), "unreadable",
-                            json_integer_value(json_object_get(obs, "unreadable")));
+                            json_integer_value(json_object_get(obs, "unreadable")), "notifications",
+                            json_integer_value(json_object_get(obs, "notifications")));
     json_decref(obs);
     char *s = out ? json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(out);
