@@ -4,7 +4,8 @@
 # did-you-mean, a bad profile file named with its line and setting, a
 # user's profile replacing a shipped one, and the toolchain profiles doing
 # their job: python finds a pyenv-style interpreter under a fake home.
-. "$(dirname "$0")/../lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
 export XDG_CONFIG_HOME="$SCRATCH/xdg" # no profiles of whoever runs the test
 unset RINGFENCE_PROFILE_PATH PYENV_ROOT PYENV_VERSION
 
@@ -86,15 +87,23 @@ expect_exit 0 "the exposed interpreter is read-only" env HOME="$fake" PATH="$ppa
     "$RINGFENCE" run --profile python -- sh -c 'echo x >> "$0" 2>/dev/null && echo WROTE; true' "$fake/.pyenv/shims/python3"
 lacks "no write into ~/.pyenv" "$OUT" WROTE
 
-# Agent CLIs: their --version under their profile, where installed.
+# Agent CLIs: their --version under node's and their own profile, from
+# the ecosystem tests' cached npm install (tests/ecosystem/lib.sh; never
+# installed from here: no registry in these tests).
+key=$(sha256sum "$here/../ecosystem/package-lock.json" 2>/dev/null | cut -c1-16)
+eco=
+for root in ${RINGFENCE_TEST_CACHE:-} /var/cache/ringfence-tests "${XDG_CACHE_HOME:-$HOME/.cache}/ringfence-tests"; do
+    [ -n "$key" ] && [ -f "$root/ecosystem-$key/.complete" ] && { eco=$root/ecosystem-$key; break; }
+done
 for pair in claude:claude-code codex:codex gemini:gemini-cli opencode:opencode; do
     bin=${pair%%:*} prof=${pair#*:}
-    if command -v "$bin" >/dev/null 2>&1; then
-        dir=$(dirname "$(readlink -f "$(command -v "$bin")")")
-        expect_exit 0 "$prof: $bin --version" rf run --profile node --profile "$prof" --expose "$dir" \
-            --keep-env PATH -- "$bin" --version
+    if [ -n "$eco" ] && [ -x "$eco/node_modules/.bin/$bin" ]; then
+        expect_exit 0 "$prof: $bin --version under --profile node --profile $prof" \
+            rf run --profile node --profile "$prof" --expose "$eco" --timeout 60 -- "$eco/node_modules/.bin/$bin" --version
+        check "$prof: it printed a version" grep -Eq '[0-9]+\.[0-9]+\.[0-9]+' <<<"$OUT"
     else
-        skip "$prof: $bin --version" "$bin is not installed on this host"
+        skip "$prof: $bin --version" "no cached npm install of the agent CLIs (run tests/ecosystem/agent-clis.sh once)"
+        skip "$prof: it printed a version" "no cached install"
     fi
 done
 skip "npm ci of a real project under --profile node" \
