@@ -229,6 +229,12 @@ static int write_layer(const rf_cli_opts *o, const json_t *s)
 
 int rf_cli_observed(const rf_cli_opts *o, rf_proc *proc, const rf_status *st)
 {
+    if (st->setup_error) { /* already said; nothing ran, so nothing was seen */
+        if (o->learn)
+            fprintf(stderr, "ringfence: learn: the sandbox did not start: nothing observed%s\n",
+                    o->write_file ? ", nothing written" : "");
+        return 0;
+    }
     _cleanup_free_ char *obs = rf_proc_observations(proc);
     rf_error *err = NULL;
     _cleanup_free_ char *text = rf_observe_suggest(obs, st->network_json, getenv("HOME"), environ, &err);
@@ -288,6 +294,7 @@ int rf_cli_learn(int argc, char **argv)
             idx++;
         o.command = idx < argc ? argv + idx + 1 : NULL;
         o.learn = true;
+        rf_plan_set_observe(plan, true);
         code = o.via ? rf_cli_usage_error("learn", "--via: a warm pool's sandbox cannot be observed; drop --via")
                      : rf_cli_execute(&o, plan);
         rf_plan_free(plan);

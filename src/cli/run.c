@@ -160,8 +160,6 @@ int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
 {
     rf_error *err = NULL;
     rf_stdio io = RF_STDIO_INHERIT;
-    if (o->explain_denials || o->learn)
-        rf_plan_set_observe((rf_plan *)plan, true);
     rf_proc *proc = rf_spawn(plan, choose_stdio(o, plan, &io), &err);
     if (!proc) {
         int code = rf_cli_report(err);
@@ -235,12 +233,16 @@ int rf_cli_run(int argc, char **argv)
                    : o.pty == RF_CLI_PTY_ON ? rf_cli_usage_error("run", "--pty: a warm pool's sandbox (--via) "
                                                                         "cannot give the command a terminal; "
                                                                         "drop --via or --pty")
+                   : o.explain_denials
+                       ? rf_cli_usage_error("run", "--explain-denials: a warm pool's sandbox (--via) cannot be "
+                                                   "observed; drop --via")
                    : idx >= argc ? rf_cli_usage_error("run", "no command given; put it after --")
                                  : rf_cli_run_via(&o, argv + idx);
             rf_cli_opts_clear(&o);
             return code;
         }
     if (rf_cli_prepare("run", argc, argv, help, &o, &plan, &code)) {
+        rf_plan_set_observe(plan, o.explain_denials);
         code = rf_cli_execute(&o, plan);
         rf_plan_free(plan);
     }

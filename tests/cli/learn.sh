@@ -77,6 +77,8 @@ check "no temporary file left behind" test -z "$(ls -A "$SCRATCH" | grep rf- || 
 expect_exit 125 "the landlock backend refuses learn" rf learn --backend landlock --accept-weaker -- true
 contains "with a clear message" "$ERR" "cannot observe the command"
 expect_exit 125 "--write is learn's option" rf run --write "$layer" -- true
+expect_exit 125 "a warm pool's sandbox cannot be observed" rf run --via "$SCRATCH/no.sock" --explain-denials -- true
+contains "and says so" "$ERR" "cannot be observed"
 expect_exit 0 "learn --help" rf learn --help
 contains "learn --help lists run's options" "$OUT" "--expose"
 skip "learn a real npm install from the registry" \

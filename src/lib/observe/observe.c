@@ -223,7 +223,7 @@ static bool open_writes(uint64_t flags)
 }
 
 
-static void read_args(const rf_observer *o, const struct seccomp_notif *req, const call_info *ci, pending *p)
+static void read_args(const struct seccomp_notif *req, const call_info *ci, pending *p)
 {
     pid_t pid = (pid_t)req->pid;
     const __u64 *args = req->data.args;
@@ -250,7 +250,6 @@ static void read_args(const rf_observer *o, const struct seccomp_notif *req, con
     }
     p->have_a = ci->arg >= 0 && read_path(pid, args[ci->arg], p->a);
     p->have_b = ci->arg2 >= 0 && read_path(pid, args[ci->arg2], p->b);
-    (void)o;
 }
 
 static void serve_one(rf_observer *o)
@@ -264,7 +263,7 @@ static void serve_one(rf_observer *o)
     pending *p = &o->pend;
     p->have_a = p->have_b = p->write = false;
     if (ci)
-        read_args(o, &req, ci, p);
+        read_args(&req, ci, p);
     /* Still the same process in the same call? Else what we read may be
      * another's memory: dropped. */
     bool live = ioctl(o->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) == 0;
