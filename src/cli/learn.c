@@ -75,7 +75,10 @@ static void explain_denials(const json_t *s)
         put_path(stderr, json_string_value(json_array_get(paths, 0)));
         fprintf(stderr, " (%s%s%s) → ", json_string_value(json_object_get(r, "why")), flag ? "; flagged: " : "",
                 flag ? flag : "");
-        put_flag(stderr, r);
+        if (json_is_true(json_object_get(r, "never")))
+            fputs("not to be allowed", stderr);
+        else
+            put_flag(stderr, r);
         fputc('\n', stderr);
     }
     json_array_foreach(json_object_get(s, "allow_domain"), i, r) {
@@ -107,8 +110,10 @@ static void report(const json_t *s)
                 (long long)json_integer_value(json_object_get(r, "count")),
                 json_integer_value(json_object_get(r, "count")) == 1 ? "" : "s");
         put_path(stderr, json_string_value(json_array_get(json_object_get(r, "paths"), 0)));
-        fputs("\n    ", stderr);
-        put_flag(stderr, r);
+        if (!json_is_true(json_object_get(r, "never"))) {
+            fputs("\n    ", stderr);
+            put_flag(stderr, r);
+        }
         fputc('\n', stderr);
     }
     json_object_foreach(json_object_get(s, "keep_env"), k, r) {

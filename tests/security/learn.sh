@@ -78,3 +78,13 @@ chmod 644 "$SCRATCH/src-file"
 rc=0
 rf run --expose "$SCRATCH/src-file:$uhome/.cfg-link/planted" -- true >/dev/null 2>&1 || rc=$?
 check "no file was made through the planted symlink (run exit $rc)" test ! -e "$SCRATCH/outside/planted"
+
+# A write to a protected path of the workspace (.git/hooks: runs outside
+# the sandbox) or to the system: named, and no flag is offered for it.
+mkdir -p "$WS/.git/hooks"
+expect_exit 0 "writes to .git/hooks and /usr, observed" rf learn --write "$layer" -- \
+    sh -c "echo x > $WS/.git/hooks/pre-commit; touch /usr/rf-planted; true"
+check "the hook was not written" test ! -e "$WS/.git/hooks/pre-commit"
+contains "the hook is flagged as protected" "$ERR" "FLAGGED, not suggested: $WS/.git/hooks/pre-commit"
+contains "the system write too" "$ERR" "a system directory: never made writable"
+lacks "no rule in the layer makes either writable" "$(grep -v '^#' "$layer")" "rw"

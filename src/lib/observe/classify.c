@@ -17,6 +17,7 @@ typedef struct view_mount {
     char *source, *target;
     size_t tlen;
     bool writable;
+    bool protect;    /* a remount-ro of a protected path (.git/hooks, .envrc) */
 } view_mount;
 
 struct rf_view {
@@ -41,6 +42,7 @@ rf_view *rf_view_new(const rf_plan *plan, const char *caller_home)
         m->target = strdup(pm->target);
         m->tlen = m->target ? strlen(m->target) : 0;
         m->writable = pm->writable;
+        m->protect = pm->why && !strcmp(pm->why, "protected");
     }
     const char *home = rf_strv_env_get(plan->env, "HOME"); /* "HOME=..." */
     v->home_inside = home && strchr(home, '=') ? strdup(strchr(home, '=') + 1) : NULL;
@@ -111,6 +113,18 @@ static bool exists(const char *p)
     return lstat(p, &st) == 0;
 }
 
+/* The directory path would be made in exists (path has a parent). */
+static bool parent_exists(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return slash == path;
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path);
+    struct stat st;
+    return stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* path is a parent of a mount's target: a directory inside too (made
  * for the mount), whatever covers it. */
 static bool mount_parent(const rf_view *v, const char *path)
@@ -123,15 +137,16 @@ static bool mount_parent(const rf_view *v, const char *path)
 }
 
 /* The covering mount, and whether a remount-ro over it applies. */
-static const view_mount *covering(const rf_view *v, const char *path, bool *ro_over)
+static const view_mount *covering(const rf_view *v, const char *path, bool *ro_over, bool *protect)
 {
-    *ro_over = false;
+    *ro_over = *protect = false;
     for (size_t i = v->n; i-- > 0;) {
         const view_mount *m = &v->m[i];
         if (!m->target || !beneath(path, m->target, m->tlen))
             continue;
         if (m->type == RF_MOUNT_RO_SELF) {
             *ro_over = true;
+            *protect |= m->protect;
             continue;
         }
         return m;
@@ -161,8 +176,8 @@ rf_seen rf_view_classify(const rf_view *v, const char *path, bool write, char *h
             return RF_SEEN_IGNORED;
     if (mount_parent(v, path))
         return RF_SEEN_IGNORED;
-    bool ro_over;
-    const view_mount *m = covering(v, path, &ro_over);
+    bool ro_over, protect;
+    const view_mount *m = covering(v, path, &ro_over, &protect);
     snprintf(host, hostlen, "%s", path);
     if (m && m->type == RF_MOUNT_SYMLINK)
         return RF_SEEN_IGNORED; /* /bin/x: the host resolves it the same way */
@@ -171,12 +186,18 @@ rf_seen rf_view_classify(const rf_view *v, const char *path, bool write, char *h
         if (snprintf(host, hostlen, "%s%s", m->source, rest) >= (int)hostlen)
             return RF_SEEN_IGNORED;
         bool same = !strcmp(m->source, m->target);
+        if (!exists(host) && write && parent_exists(host)) /* a new file in a directory shown */
+            return protect                          ? RF_SEEN_PROTECTED
+                   : !m->writable || ro_over ? RF_SEEN_READONLY
+                                             : RF_SEEN_IGNORED;
         if (!exists(host)) { /* not there inside either; maybe in your home */
             rf_seen h = in_home(v, path, host, hostlen);
             if (h == RF_SEEN_HOME || !same)
                 return h;
             return RF_SEEN_IGNORED;
         }
+        if (write && protect)
+            return RF_SEEN_PROTECTED; /* read-only on purpose: never suggested */
         if (write && (!m->writable || ro_over))
             return RF_SEEN_READONLY;
         return RF_SEEN_VISIBLE;

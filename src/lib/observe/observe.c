@@ -213,7 +213,7 @@ static void classify(rf_observer *o, char *path, const call_info *ci, bool write
         return;
     char host[PATH_MAX];
     rf_seen seen = rf_view_classify(o->view, path, write, host, sizeof host);
-    if (seen == RF_SEEN_HIDDEN || seen == RF_SEEN_READONLY || seen == RF_SEEN_HOME)
+    if (seen == RF_SEEN_HIDDEN || seen == RF_SEEN_READONLY || seen == RF_SEEN_HOME || seen == RF_SEEN_PROTECTED)
         add_record(o, path, host, seen, ci, write);
 }
 
@@ -337,6 +337,7 @@ static const char *seen_name(rf_seen s)
     case RF_SEEN_HIDDEN: return "hidden";
     case RF_SEEN_READONLY: return "read-only";
     case RF_SEEN_HOME: return "home";
+    case RF_SEEN_PROTECTED: return "protected";
     default: return "visible";
     }
 }

@@ -50,6 +50,7 @@ typedef enum {
     RF_SEEN_HIDDEN,    /* exists on the host, not visible inside */
     RF_SEEN_READONLY,  /* visible but read-only, and a write was tried */
     RF_SEEN_HOME,      /* looked for in the sandbox's home; the caller's home has it */
+    RF_SEEN_PROTECTED, /* a write to a protected path of the workspace (.git/hooks) */
     RF_SEEN_IGNORED,   /* /proc, /dev, /sys, or nothing on the host */
 } rf_seen;
 typedef struct rf_view rf_view;

@@ -169,14 +169,18 @@ static void add_path(json_t *rules, const json_t *rec, const char *home)
     if (!inside || !host || !seen)
         return;
     char group[4096], target[4096];
-    rf_suggest_group(host, home, group, sizeof group);
+    if (!strcmp(seen, "protected")) /* itself: never a group around it */
+        snprintf(group, sizeof group, "%s", host);
+    else
+        rf_suggest_group(host, home, group, sizeof group);
     bool in_home = !strcmp(seen, "home");
     if (in_home)
         home_target(inside, host, group, target, sizeof target);
     json_t *r = find_rule(rules, group);
     if (!r) {
         const char *flag = rf_suggest_flag(host, home);
-        bool readonly = !strcmp(seen, "read-only");
+        bool protect = !strcmp(seen, "protected");
+        bool readonly = protect || !strcmp(seen, "read-only");
         r = json_pack("{s:s, s:s, s:s, s:o, s:i}", "source", group, "mode", "ro", "why",
                       readonly ? "written to, but read-only inside"
                       : in_home ? "looked for in the sandbox's own home; yours has it"
@@ -184,11 +188,17 @@ static void add_path(json_t *rules, const json_t *rec, const char *home)
                       "paths", json_array(), "count", 0);
         if (in_home)
             json_object_set_new(r, "target", json_string(target));
-        if (flag)
+        /* "never": no flag is offered at all, not even with a warning. */
+        if (protect)
+            json_object_set_new(r, "flagged", json_string("a protected path of the workspace (hooks and "
+                                                          "start-up files run outside the sandbox)"));
+        else if (flag)
             json_object_set_new(r, "flagged", json_string(flag));
         else if (readonly && (beneath(group, "/usr") || beneath(group, "/etc") || beneath(group, "/bin") ||
                               beneath(group, "/lib")))
             json_object_set_new(r, "flagged", json_string("a system directory: never made writable"));
+        if (protect || (json_object_get(r, "flagged") && !flag))
+            json_object_set_new(r, "never", json_true());
         json_array_append_new(rules, r);
     }
     if (json_is_true(json_object_get(rec, "write")))
