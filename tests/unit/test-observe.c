@@ -36,15 +36,20 @@ static void classify(void)
     mkdir(inst, 0755);
     mkdir(hidden, 0755);
     fclose(fopen(gitconfig, "w"));
+    char hooks[160], hook[200];
+    snprintf(hooks, sizeof hooks, "%s/hooks", inst);
+    snprintf(hook, sizeof hook, "%s/pre-commit", hooks);
+    mkdir(hooks, 0755);
     rf_mount m[] = {
         { .type = RF_MOUNT_BIND, .source = (char *)"/usr", .target = (char *)"/usr" },
         { .type = RF_MOUNT_TMPFS, .target = (char *)"/tmp", .writable = true },
         { .type = RF_MOUNT_BIND, .source = inst, .target = inst, .writable = true },
+        { .type = RF_MOUNT_RO_SELF, .target = hooks, .why = "protected" },
     };
     char envh[160];
     snprintf(envh, sizeof envh, "HOME=%s", inst);
     char *env[] = { envh, NULL };
-    rf_plan plan = { .mounts = m, .n_mounts = 3, .env = env };
+    rf_plan plan = { .mounts = m, .n_mounts = 4, .env = env };
     rf_view *v = rf_view_new(&plan, home);
     is_int(rf_view_classify(v, hidden, false, host, sizeof host), RF_SEEN_HIDDEN,
            "a path of the host under the private /tmp: hidden");
@@ -60,6 +65,14 @@ static void classify(void)
            "the sandbox's own ~/.gitconfig, which the caller's home has: home");
     is_str(host, gitconfig, "and the host path is the caller's");
     is_int(rf_view_classify(v, "/", false, host, sizeof host), RF_SEEN_IGNORED, "a parent of mounts: ignored");
+    is_int(rf_view_classify(v, "/usr/rf-new-file", true, host, sizeof host), RF_SEEN_READONLY,
+           "a new file in a read-only directory: read-only");
+    is_int(rf_view_classify(v, hook, true, host, sizeof host), RF_SEEN_PROTECTED,
+           "a new hook under a protected path: protected");
+    char other[200];
+    snprintf(other, sizeof other, "%s/new-file", inst);
+    is_int(rf_view_classify(v, other, true, host, sizeof host), RF_SEEN_IGNORED,
+           "a new file in a writable directory: nothing to say");
     rf_view_free(v);
 }
 
