@@ -127,6 +127,10 @@ void rf_suggest_group(const char *host, const char *home, char *out, size_t len)
 {
     const char *rel = home_rel(host, home);
     char part[4096];
+    if (host[0] != '/') { /* not from the observer, which keeps absolute paths only */
+        snprintf(out, len, "%s", host);
+        return;
+    }
     if (rel) {
         first_components(rel, home_depth(rel), part, sizeof part);
         snprintf(out, len, "%s/%s", home, part);
@@ -166,7 +170,7 @@ static void add_path(json_t *rules, const json_t *rec, const char *home)
     const char *inside = json_string_value(json_object_get(rec, "path"));
     const char *host = json_string_value(json_object_get(rec, "host"));
     const char *seen = json_string_value(json_object_get(rec, "seen"));
-    if (!inside || !host || !seen)
+    if (!inside || !host || !seen || host[0] != '/')
         return;
     char group[4096], target[4096];
     if (!strcmp(seen, "protected")) /* itself: never a group around it */
