@@ -38,6 +38,6 @@ int rf_cli_run_via(struct rf_cli_opts *o, char **argv);
 int rf_cli_write_atomic(const char *path, const char *text, size_t len);
 /* learn.c: after an observed run (learn, --explain-denials), the report;
  * -1 when learn --write failed (printed). */
-int rf_cli_observed(const struct rf_cli_opts *o, rf_proc *proc, const rf_status *st);
+int rf_cli_observed(const struct rf_cli_opts *o, const rf_plan *plan, rf_proc *proc, const rf_status *st);
 /* Start the plan, forward signals, wait, report; returns the exit code. */
 int rf_cli_execute(const struct rf_cli_opts *o, const rf_plan *plan);

@@ -148,7 +148,32 @@ static void put_scalar(FILE *out, const char *s)
     json_decref(j);
 }
 
-static void yaml_expose(FILE *f, const json_t *s)
+/* A path as the config loader reads it, portable where it can be: ~/ for
+ * the caller's home, $RINGFENCE_HOME for the instance root (so the layer
+ * still fits when that root moves). */
+static void put_config_path(FILE *f, const char *path, const char *root)
+{
+    const char *home = getenv("HOME");
+    size_t hl = home ? strlen(home) : 0, rl = root ? strlen(root) : 0;
+    const char *prefix = "", *rest = path;
+    if (rl > 1 && !strncmp(path, root, rl) && path[rl] == '/')
+        prefix = "$RINGFENCE_HOME", rest = path + rl;
+    else if (hl > 1 && !strncmp(path, home, hl) && path[hl] == '/')
+        prefix = "~", rest = path + hl;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    if (!m)
+        return;
+    fputs(prefix, m);
+    for (; *rest; rest++) /* a literal '$' would read as a variable: "$$" is one */
+        fputs(*rest == '$' ? "$$" : (char[2]){ *rest, 0 }, m);
+    if (fclose(m) == 0)
+        put_scalar(f, out);
+    free(out);
+}
+
+static void yaml_expose(FILE *f, const json_t *s, const char *root)
 {
     size_t i, n = 0;
     json_t *r;
@@ -160,10 +185,10 @@ static void yaml_expose(FILE *f, const json_t *s)
         fprintf(f, "  # %s; e.g. ", json_string_value(json_object_get(r, "why")));
         put_clean(f, json_string_value(json_array_get(json_object_get(r, "paths"), 0)));
         fprintf(f, " (%lld seen)\n  - { source: ", (long long)json_integer_value(json_object_get(r, "count")));
-        put_scalar(f, json_string_value(json_object_get(r, "source")));
+        put_config_path(f, json_string_value(json_object_get(r, "source")), root);
         if (json_object_get(r, "target")) {
             fputs(", target: ", f);
-            put_scalar(f, json_string_value(json_object_get(r, "target")));
+            put_config_path(f, json_string_value(json_object_get(r, "target")), root);
         }
         fprintf(f, ", mode: %s }\n", json_string_value(json_object_get(r, "mode")));
     }
@@ -204,8 +229,13 @@ static void yaml_rest(FILE *f, const json_t *s)
     }
 }
 
-static int write_layer(const rf_cli_opts *o, const json_t *s)
+static int write_layer(const rf_cli_opts *o, const rf_plan *plan, const json_t *s)
 {
+    /* The instance root, for targets in the sandbox's own home. */
+    char *plan_json = rf_plan_to_json(plan);
+    json_t *pj = plan_json ? json_loads(plan_json, 0, NULL) : NULL;
+    free(plan_json);
+    const char *root = json_string_value(json_object_get(pj, "instance_root"));
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -221,8 +251,9 @@ static int write_layer(const rf_cli_opts *o, const json_t *s)
     }
     fputs("\n# Use: ringfence run --config THIS-FILE -- COMMAND. Each rule says why; review before use.\n", f);
     fputs("merge_strategy: extend\n", f);
-    yaml_expose(f, s);
+    yaml_expose(f, s, root);
     yaml_rest(f, s);
+    json_decref(pj);
     if (fclose(f) != 0) {
         free(text);
         return -1;
@@ -232,7 +263,7 @@ static int write_layer(const rf_cli_opts *o, const json_t *s)
     return rc;
 }
 
-int rf_cli_observed(const rf_cli_opts *o, rf_proc *proc, const rf_status *st)
+int rf_cli_observed(const rf_cli_opts *o, const rf_plan *plan, rf_proc *proc, const rf_status *st)
 {
     if (st->setup_error) { /* already said; nothing ran, so nothing was seen */
         if (o->learn)
@@ -255,7 +286,7 @@ int rf_cli_observed(const rf_cli_opts *o, rf_proc *proc, const rf_status *st)
         explain_denials(s);
     int rc = 0;
     if (o->learn && o->write_file) {
-        if (write_layer(o, s) < 0) {
+        if (write_layer(o, plan, s) < 0) {
             fprintf(stderr, "ringfence: cannot write %s: %s\n", o->write_file, strerror(errno));
             rc = -1;
         } else {

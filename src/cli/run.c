@@ -182,7 +182,7 @@ int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
         explain_end(plan, &st);
         write_status(o, &st);
         code = st.exit_code;
-        if ((o->explain_denials || o->learn) && rf_cli_observed(o, proc, &st) < 0 && code == 0)
+        if ((o->explain_denials || o->learn) && rf_cli_observed(o, plan, proc, &st) < 0 && code == 0)
             code = RF_EXIT_FAILURE; /* learn --write could not write its file */
         rf_status_clear(&st);
     }

@@ -24,7 +24,8 @@ lacks "while learning, the policy is unchanged: pyenv's python stays hidden" "$O
 contains "the report names ~/.pyenv" "$ERR" "~/.pyenv (ro)"
 contains "with the flag that would expose it" "$ERR" "--expose ~/.pyenv"
 check "the layer is written" test -s "$layer"
-contains "the layer exposes ~/.pyenv read-only" "$(cat "$layer")" "source: \"$fake/.pyenv\", mode: ro"
+contains "the layer exposes ~/.pyenv read-only" "$(cat "$layer")" 'source: "~/.pyenv", mode: ro'
+
 contains "each rule says why" "$(cat "$layer")" "# looked for, hidden inside"
 expect_exit 0 "the written layer is a valid --config" rf config --config "$layer"
 expect_exit 0 "the second run, with the layer" \
