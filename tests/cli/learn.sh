@@ -32,6 +32,12 @@ expect_exit 0 "the second run, with the layer" \
     env PATH="$ppath" "$RINGFENCE" run --config "$layer" --keep-env PATH -- sh -c 'python3'
 contains "finds pyenv's interpreter" "$OUT" "pyenv python 3.99"
 
+# ── a path with a '$' in it is written so that the loader reads it back ──
+mkdir -p "$fake/we\$ird"
+chmod 755 "$fake/we\$ird"
+expect_exit 0 "learn a directory named with a \$" rf learn --write "$layer" -- sh -c 'ls "$0" >/dev/null 2>&1; true' "$fake/we\$ird"
+expect_exit 0 "the layer exposes it" rf run --config "$layer" -- ls -d "$fake/we\$ird"
+
 # ── git: an alias from ~/.gitconfig, which lives in the caller's home ──
 if command -v git >/dev/null 2>&1; then
     git -C "$WS" init -q && git -C "$WS" -c user.name=t -c user.email=t@t commit -q --allow-empty -m first
