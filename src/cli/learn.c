@@ -263,6 +263,19 @@ static int write_layer(const rf_cli_opts *o, const rf_plan *plan, const json_t *
     return rc;
 }
 
+/* Every path unreadable: the command's memory was out of our reach. */
+static void warn_unreadable(const json_t *s)
+{
+    json_int_t seen = json_integer_value(json_object_get(s, "notifications"));
+    json_int_t bad = json_integer_value(json_object_get(s, "unreadable"));
+    if (seen > 0 && bad * 2 > seen) {
+        fprintf(stderr, "ringfence: warning: the paths of %lld of %lld observed calls could not be read from the "
+                        "command's memory\n", (long long)bad, (long long)seen);
+        fprintf(stderr, "hint: process_vm_readv needs ptrace access: check /proc/sys/kernel/yama/ptrace_scope "
+                        "(0 or 1 work)\n");
+    }
+}
+
 int rf_cli_observed(const rf_cli_opts *o, const rf_plan *plan, rf_proc *proc, const rf_status *st)
 {
     if (st->setup_error) { /* already said; nothing ran, so nothing was seen */
@@ -284,6 +297,7 @@ int rf_cli_observed(const rf_cli_opts *o, const rf_plan *plan, rf_proc *proc, co
         report(s);
     else
         explain_denials(s);
+    warn_unreadable(s);
     int rc = 0;
     if (o->learn && o->write_file) {
         if (write_layer(o, plan, s) < 0) {
