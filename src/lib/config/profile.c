@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef RF_PROFILE_DATADIR
@@ -59,6 +60,19 @@ static char *user_profile_dir(void)
     return home && home[0] == '/' && asprintf(&d, "%s/.config/ringfence/profiles", home) >= 0 ? d : NULL;
 }
 
+/* The source tree's profiles, compiled in for a build run in place: only
+ * where nothing is installed, and only from a directory that root or we
+ * own and nobody else may write. An installed binary built in /tmp/build
+ * must not read profiles someone later puts there. */
+static bool srcdir_usable(void)
+{
+    struct stat st;
+    if (stat(RF_PROFILE_DATADIR, &st) == 0)
+        return false;
+    return stat(RF_PROFILE_SRCDIR, &st) == 0 && S_ISDIR(st.st_mode) && !(st.st_mode & 022) &&
+           (st.st_uid == 0 || st.st_uid == geteuid());
+}
+
 /* The search path, in order; a malloc'd strv. */
 static char **search_dirs(void)
 {
@@ -76,7 +90,7 @@ static char **search_dirs(void)
     if (user)
         rf_strv_push_take(&dirs, user);
     rf_strv_push(&dirs, RF_PROFILE_DATADIR);
-    if (RF_PROFILE_SRCDIR[0])
+    if (RF_PROFILE_SRCDIR[0] && srcdir_usable())
         rf_strv_push(&dirs, RF_PROFILE_SRCDIR);
     return dirs;
 }
