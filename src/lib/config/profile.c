@@ -6,7 +6,8 @@
  *   $RINGFENCE_PROFILE_PATH (colon-separated; tests, packagers)
  *   $XDG_CONFIG_HOME/ringfence/profiles, else ~/.config/ringfence/profiles
  *   DATADIR/ringfence/profiles (installed)
- *   the source tree's share/ringfence/profiles (a build run in place)
+ *   the source tree's share/ringfence/profiles (a build run in place, where
+ *   nothing is installed)
  * so a user's own file of the same name replaces the shipped one. */
 #include "config/config.h"
 #include "util/cleanup.h"
