@@ -102,6 +102,11 @@ RF_EXPORT int rf_plan_probe_limits(rf_plan *plan, rf_error **err);
  * a line "ringfence: network: blocked connect to HOST:PORT (REASON)";
  * -1 (the default): nowhere (the status JSON still counts them). */
 RF_EXPORT void rf_plan_set_network_log_fd(rf_plan *plan, int fd);
+/* Observe the command (native backend; docs/learn.md): which host paths it
+ * looked for that the sandbox hides or keeps read-only. The policy is
+ * unchanged; each path-taking call costs a round trip to a thread of the
+ * caller. Read with rf_proc_observations() after rf_proc_wait(). */
+RF_EXPORT void rf_plan_set_observe(rf_plan *plan, bool on);
 /* Things the user should know (weaker modes, skipped settings); owned by plan. */
 RF_EXPORT char *const *rf_plan_warnings(const rf_plan *plan);
 
@@ -168,6 +173,22 @@ RF_EXPORT int rf_proc_kill(rf_proc *proc, int sig);
  * the whole tree after the plan's grace period (done by rf_proc_wait). */
 RF_EXPORT int rf_proc_terminate(rf_proc *proc);
 RF_EXPORT void rf_proc_free(rf_proc *proc); /* kills the tree if still running */
+/* With rf_plan_set_observe: after rf_proc_wait, what the command looked
+ * for, as JSON (malloc'd): {"paths": [{"path", "host", "seen": "hidden" |
+ * "read-only" | "home", "call", "write", "exec", "count"}], "notifications",
+ * "dropped", "unreadable"}. NULL when the plan was not observed. Advisory:
+ * read while the call was stopped, but another thread may change the
+ * memory before the kernel reads it again. */
+RF_EXPORT char *rf_proc_observations(rf_proc *proc);
+/* The smallest rule set that would have let an observed command run, as
+ * JSON (malloc'd): {"expose": [{"source", "target"?, "mode", "why",
+ * "flagged"?, "paths", "count"}], "keep_env": {NAME: why}, "allow_domain":
+ * [{"name", "port", "why"}], "dropped", "unreadable"}. A rule with
+ * "flagged" (a secret, a shell start-up file, a daemon socket) is for the
+ * report only: never write it without asking. network_json: the status's
+ * network record (refused names), or NULL; home, envp: the caller's. */
+RF_EXPORT char *rf_observe_suggest(const char *observations, const char *network_json, const char *home,
+                                   char *const *envp, rf_error **err);
 RF_EXPORT void rf_status_clear(rf_status *status);
 RF_EXPORT char *rf_status_to_json(const rf_status *status); /* malloc'd, one line */
 
@@ -216,7 +237,14 @@ typedef struct rf_config_sources {
     const char *system_dir;          /* NULL: /etc/ringfence */
     const char *user_dir;            /* NULL: $XDG_CONFIG_HOME/ringfence or ~/.config/ringfence */
     bool no_system_file, no_user_file, no_workspace_file, no_environment;
+    const char *const *profiles;     /* --profile NAME..., NULL-terminated, applied in order after
+                                        the --config files (later wins); may be NULL */
 } rf_config_sources;
+/* Profiles (docs/profiles.md): every profile name found, sorted (strv,
+ * free each and the array); the file of one profile (malloc'd), or NULL
+ * with *err (unknown: the hint names the closest). */
+RF_EXPORT char **rf_profile_list(rf_error **err);
+RF_EXPORT char *rf_profile_find(const char *name, rf_error **err);
 RF_EXPORT int rf_config_load_standard(rf_config *cfg, const rf_config_sources *src, rf_error **err);
 /* The merged, resolved policy plus, for every setting, the layer it came
  * from: {"policy": {...}, "sources": {"network": "command line", ...}}.

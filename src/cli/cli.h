@@ -20,6 +20,8 @@ int rf_cli_mcp(int argc, char **argv);
 int rf_cli_export(int argc, char **argv);
 int rf_cli_instance(int argc, char **argv);
 int rf_cli_serve(int argc, char **argv);
+int rf_cli_profile(int argc, char **argv);
+int rf_cli_learn(int argc, char **argv);
 /* completion.c: print the completion script for shell (bash, zsh, fish). */
 int rf_cli_completion(const char *shell, const char *const *subs, const char *const *summaries, size_t n);
 
@@ -35,5 +37,11 @@ int rf_cli_run_via(struct rf_cli_opts *o, char **argv);
  * the foreground: the command's stdio (io filled and returned), or NULL
  * for ours as it is. native: the backend can make a pty (a pool's can). */
 const rf_stdio *rf_cli_choose_stdio(const struct rf_cli_opts *o, bool native, rf_stdio *io);
+/* --status-json's way of writing a file: beside it, fsync'd, renamed
+ * over it (a fifo or device written in place). -1 with errno. */
+int rf_cli_write_atomic(const char *path, const char *text, size_t len);
+/* learn.c: after an observed run (learn, --explain-denials), the report;
+ * -1 when learn --write failed (printed). */
+int rf_cli_observed(const struct rf_cli_opts *o, const rf_plan *plan, rf_proc *proc, const rf_status *st);
 /* Start the plan, forward signals, wait, report; returns the exit code. */
 int rf_cli_execute(const struct rf_cli_opts *o, const rf_plan *plan);

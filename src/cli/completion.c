@@ -9,7 +9,10 @@
 #include <string.h>
 
 /* Subcommands that take the sandbox options (run's). */
-static const char *const sandbox_subs[] = { "run", "plan", "exec", "mcp", "export", "config" };
+static const char *const sandbox_subs[] = { "run", "plan", "exec", "mcp", "export", "config", "learn" };
+static const char profile_verbs[] = "list show";
+/* The profile names, asked of the installed binary when completing. */
+static const char profile_names_sh[] = "$(ringfence profile list 2>/dev/null | cut -d' ' -f1)";
 static const char *const fs_verbs = "read write append edit list";
 static const char *const export_kinds = "oci k8s";
 
@@ -22,7 +25,8 @@ typedef struct {
 
 static bool for_sub(const char *only, const char *sub)
 {
-    return !only || (sub && !strcmp(only, sub));
+    /* learn is an observed run: it takes run's options too */
+    return !only || (sub && (!strcmp(only, sub) || (!strcmp(sub, "learn") && !strcmp(only, "run"))));
 }
 
 /* Help text without the characters each shell's syntax reserves. */
@@ -81,8 +85,11 @@ static void bash(FILE *out, const char *const *subs, size_t n)
                  "        case $sub in\n"
                  "            fs) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n"
                  "            export) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n"
-                 "        esac\n    fi\n",
-            fs_verbs, export_kinds);
+                 "            profile) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n"
+                 "        esac\n    fi\n"
+                 "    if [ \"$prev\" = --profile ] || { [ \"$sub\" = profile ] && [ \"$prev\" = show ]; }; then\n"
+                 "        COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return\n    fi\n",
+            fs_verbs, export_kinds, profile_verbs, profile_names_sh);
     fputs("    local opts= valued=\"", out);
     options_for(out, 0, NULL, true);
     fputs(" \"\n    case \" $valued \" in *\" $prev \"*) COMPREPLY=($(compgen -f -- \"$cur\")); return ;; esac\n"
@@ -118,6 +125,7 @@ static void zsh(FILE *out, const char *const *subs, const char *const *summaries
         options_for(out, 1, sandbox_subs[i], false);
         fputs("        '*:: :_normal' ;;\n", out);
     }
+    fprintf(out, "    profile) _arguments '1:verb:(%s)' '2:profile:(%s)' ;;\n", profile_verbs, profile_names_sh);
     fprintf(out, "    fs) _arguments '1:verb:(%s)' '*:file:_files' ;;\n"
                  "    doctor) _arguments '--json[print the report as JSON]' ;;\n"
                  "    esac\n}\n_ringfence \"$@\"\n",
@@ -136,8 +144,9 @@ static void fish(FILE *out, const char *const *subs, const char *const *summarie
         options_for(out, 2, sandbox_subs[i], false);
     fprintf(out, "complete -c ringfence -f -n '__fish_seen_subcommand_from fs' -a '%s'\n"
                  "complete -c ringfence -f -n '__fish_seen_subcommand_from export' -a '%s'\n"
+                 "complete -c ringfence -f -n '__fish_seen_subcommand_from profile' -a '%s'\n"
                  "complete -c ringfence -n '__fish_seen_subcommand_from doctor' -l json -d 'print the report as JSON'\n",
-            fs_verbs, export_kinds);
+            fs_verbs, export_kinds, profile_verbs);
 }
 
 int rf_cli_completion(const char *shell, const char *const *subs, const char *const *summaries, size_t n)

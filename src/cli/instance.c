@@ -57,7 +57,7 @@ static int create(rf_cli_opts *o, const rf_policy *policy, const char *root, con
     io.target = o->target;
     io.credentials = creds;
     io.copies = copies;
-    io.profile = o->profile;
+    io.profile = rf_cli_instance_profile(o);
     io.own_identity = o->own_identity;
     io.network_of = policy;
     io.home = getenv("HOME");

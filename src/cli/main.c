@@ -21,6 +21,8 @@ static const struct subcommand {
     { "mcp", rf_cli_mcp, "serve the exec and file tools over MCP on stdio" },
     { "export", rf_cli_export, "write the plan for another runtime: an OCI bundle (crun), Kubernetes objects" },
     { "instance", rf_cli_instance, "named homes for agents, chats and servers: create, list, show, rm, gc" },
+    { "learn", rf_cli_learn, "run a command observed, then suggest the rules it needed (--write FILE)" },
+    { "profile", rf_cli_profile, "the named policy layers for --profile: list, show NAME" },
     { "serve", rf_cli_serve, "keep sandboxes ready on a unix socket for run --via (a warm pool)" },
 };
 

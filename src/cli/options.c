@@ -23,7 +23,7 @@ enum opt_id {
     OPT_INSTANCE, OPT_EPHEMERAL, OPT_PROFILE, OPT_TARGET, OPT_CREDENTIAL, OPT_COPY, OPT_FORCE, OPT_JSON,
     OPT_OWN_IDENTITY,
     OPT_SOCKET, OPT_POOL_SIZE, OPT_VIA, OPT_NO_POOL,
-    OPT_SHARE_TMP, OPT_PTY, OPT_NO_PTY,
+    OPT_SHARE_TMP, OPT_PTY, OPT_NO_PTY, OPT_EXPLAIN_DENIALS, OPT_WRITE,
 };
 
 static const struct rf_option {
@@ -96,6 +96,13 @@ static const struct rf_option {
     { "no-pty", no_argument, OPT_NO_PTY, NULL,
       "no terminal inside: pass your stdin, stdout and stderr as they are, the command in a session with no "
       "controlling terminal", "run" },
+    { "explain-denials", no_argument, OPT_EXPLAIN_DENIALS, NULL,
+      "watch which hidden or read-only paths the command looks for (native backend) and, when it ends, name up to "
+      "10 of them and the names the proxy refused on stderr, each with the flag that would allow it "
+      "(docs/learn.md)", "run" },
+    { "write", required_argument, OPT_WRITE, "FILE",
+      "write the suggested rules as a YAML policy layer to FILE (atomically), for --config FILE; secrets are "
+      "never written", "learn" },
     { "status-json", required_argument, OPT_STATUS_JSON, "FILE", "write the status record as JSON to FILE" },
     { "status-fd", required_argument, OPT_STATUS_FD, "N", "write JSON lines to fd N: the pid, then the status" },
     { "log-level", required_argument, OPT_LOG_LEVEL, "LEVEL",
@@ -123,7 +130,8 @@ static const struct rf_option {
     { "ephemeral", no_argument, OPT_EPHEMERAL, NULL,
       "remove the instance when its last sandbox ends (delete_on_exit); without --instance, a fresh one" },
     { "profile", required_argument, OPT_PROFILE, "NAME",
-      "limits for a new instance: chat (256 MiB, 200 processes, a quarter CPU)" },
+      "apply the named profile, a policy layer (node, python, rust, go, java, git, claude-code, codex, "
+      "gemini-cli, opencode, chat: 'ringfence profile list'); repeatable, later wins; flags win over profiles" },
     { "own-identity", no_argument, OPT_OWN_IDENTITY, NULL,
       "a new instance of an unprivileged caller gets a uid/gid of its own from your /etc/subuid and /etc/subgid "
       "ranges (newuidmap); root callers' instances always have one" },
@@ -163,7 +171,7 @@ void rf_cli_print_options(FILE *out, const char *sub, bool man)
 {
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const struct rf_option *o = &options[i];
-        if (o->only && sub && strcmp(o->only, sub) != 0)
+        if (o->only && sub && strcmp(o->only, sub) != 0 && !(!strcmp(sub, "learn") && !strcmp(o->only, "run")))
             continue;
         if (man) {
             fprintf(out, "*--%s*", o->name);
@@ -296,6 +304,34 @@ static int set_number(const char *sub, json_t *obj, const char *key, const char 
     return 0;
 }
 
+/* --profile NAME: found now, so a typo fails before anything starts, with
+ * the closest name as the hint. */
+static int add_profile(const char *sub, const char *name, rf_cli_opts *o)
+{
+    rf_error *err = NULL;
+    char *path = rf_profile_find(name, &err);
+    if (!path) {
+        fprintf(stderr, "ringfence %s: --profile %s: %s\n", sub, name, rf_error_message(err));
+        if (rf_error_hint(err))
+            fprintf(stderr, "hint: %s\n", rf_error_hint(err));
+        rf_error_free(err);
+        return -1;
+    }
+    free(path);
+    size_t n = 0;
+    while (o->profiles && o->profiles[n])
+        n++;
+    if (n >= 32)
+        return usage(sub, "--profile %s: at most 32 profiles", name);
+    char **v = realloc(o->profiles, (n + 2) * sizeof(char *));
+    if (!v)
+        return -1;
+    v[n] = strdup(name);
+    v[n + 1] = NULL;
+    o->profiles = v;
+    return v[n] ? 0 : -1;
+}
+
 static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o)
 {
     json_t *f = o->flags;
@@ -341,7 +377,7 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     }
     case OPT_INSTANCE: json_object_set_new(f, "instance", json_string(arg)); return 0;
     case OPT_EPHEMERAL: json_object_set_new(f, "delete_on_exit", json_true()); return 0;
-    case OPT_PROFILE: o->profile = arg; return 0;
+    case OPT_PROFILE: return add_profile(sub, arg, o);
     case OPT_TARGET: o->target = arg; return 0;
     case OPT_OWN_IDENTITY: o->own_identity = true; return 0;
     case OPT_CREDENTIAL:
@@ -355,6 +391,8 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     case OPT_PTY:
     case OPT_NO_PTY: o->pty = id == OPT_PTY ? RF_CLI_PTY_ON : RF_CLI_PTY_OFF; return 0;
     case OPT_NO_POOL: o->no_pool = true; return 0;
+    case OPT_EXPLAIN_DENIALS: o->explain_denials = true; return 0;
+    case OPT_WRITE: o->write_file = arg; return 0;
     case OPT_POOL_SIZE: {
         double v;
         if (parse_number(sub, "pool-size", arg, 1, &v) < 0)
@@ -484,7 +522,8 @@ int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_
         for (size_t i = 0; i < N_OPTIONS && !def; i++)
             if (options[i].id == c)
                 def = &options[i];
-        if (def && def->only && strcmp(def->only, sub) != 0)
+        /* learn takes run's options too: it is a run, observed. */
+        if (def && def->only && strcmp(def->only, sub) != 0 && !(!strcmp(sub, "learn") && !strcmp(def->only, "run")))
             return usage(sub, "option '--%s' is for 'ringfence %s'", def->name, def->only);
         if (apply_option(sub, c, optarg, o) < 0)
             return -1;
@@ -507,6 +546,9 @@ void rf_cli_opts_clear(rf_cli_opts *o)
     for (size_t i = 0; o->config_files && o->config_files[i]; i++)
         free(o->config_files[i]);
     free(o->config_files);
+    for (size_t i = 0; o->profiles && o->profiles[i]; i++)
+        free(o->profiles[i]);
+    free(o->profiles);
     memset(o, 0, sizeof *o);
 }
 

@@ -24,7 +24,7 @@ typedef struct rf_cli_opts {
     size_t max_output;     /* mcp --max-output (0: the library's default) */
     unsigned max_calls;    /* mcp --max-calls (0: the library's default) */
     const char *format;    /* plan --format: "json" (NULL) or "sbpl" */
-    const char *profile;   /* --profile of a new instance */
+    char **profiles;       /* --profile NAME..., in order (later wins) */
     const char *target;    /* instance create --target */
     json_t *instance_files;/* {"credentials": [...], "copies": [...]} */
     bool force, json;      /* instance rm --force, list --json */
@@ -34,6 +34,10 @@ typedef struct rf_cli_opts {
     const char *via;       /* run --via */
     enum { RF_CLI_PTY_AUTO, RF_CLI_PTY_ON, RF_CLI_PTY_OFF } pty; /* run --pty, --no-pty */
     bool no_pool;          /* mcp --no-pool */
+    bool explain_denials;  /* run --explain-denials */
+    bool learn;            /* ringfence learn: observe, then report */
+    const char *write_file;/* learn --write FILE */
+    char *const *command;  /* learn: the command, for the written file's header */
     struct rf_instance *instance; /* the instance run in (closed by rf_cli_opts_clear) */
     bool help;
 } rf_cli_opts;
@@ -65,6 +69,8 @@ rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, i
  * Returns 0, or -1 with *exit_code set after printing the error. */
 int rf_cli_attach_instance(rf_cli_opts *o, rf_policy *policy, bool create, int *exit_code);
 bool rf_cli_debug(const rf_cli_opts *o);
+/* "chat" when --profile chat was given: the profile a new instance keeps. */
+const char *rf_cli_instance_profile(const rf_cli_opts *o);
 
 /* The common start of run and plan: parse the sandbox options, answer
  * --help with help(), require a command, and build policy and plan.

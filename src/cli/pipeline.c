@@ -37,6 +37,7 @@ rf_config *rf_cli_load_config(const rf_cli_opts *o, int *exit_code)
         .no_system_file = o->no_config,
         .no_user_file = o->no_config,
         .no_workspace_file = o->no_config,
+        .profiles = (const char *const *)o->profiles,
     };
     if (o->config_format) {
         int f = rf_config_format_parse(o->config_format);
@@ -90,13 +91,24 @@ rf_plan *rf_cli_plan_for(const rf_cli_opts *o, rf_policy *policy, char **argv, i
     return plan;
 }
 
+/* The instance remembers the one profile that is about the instance
+ * itself (chat's limits: rf_policy_use_instance applies them to its later
+ * runs), as it did before profiles were files. */
+const char *rf_cli_instance_profile(const rf_cli_opts *o)
+{
+    for (size_t i = 0; o->profiles && o->profiles[i]; i++)
+        if (!strcmp(o->profiles[i], "chat"))
+            return "chat";
+    return NULL;
+}
+
 static rf_instance *create_instance(const rf_cli_opts *o, const rf_policy *policy, const char *root,
                                     const char *name, bool ephemeral, rf_error **err)
 {
     rf_instance_options io;
     rf_instance_options_init(&io);
     io.ephemeral = ephemeral;
-    io.profile = o->profile;
+    io.profile = rf_cli_instance_profile(o);
     io.own_identity = o->own_identity;
     io.network_of = policy;
     io.home = getenv("HOME");
@@ -157,7 +169,7 @@ int rf_cli_prepare(const char *sub, int argc, char **argv, void (*help)(void), r
     rf_policy *policy = rf_cli_policy(o, exit_code);
     if (!policy)
         return 0;
-    if (rf_cli_attach_instance(o, policy, !strcmp(sub, "run"), exit_code) < 0) {
+    if (rf_cli_attach_instance(o, policy, !strcmp(sub, "run") || !strcmp(sub, "learn"), exit_code) < 0) {
         rf_policy_free(policy);
         return 0;
     }

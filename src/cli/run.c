@@ -55,7 +55,7 @@ static int write_all(int fd, const char *buf, size_t len)
  * it, so a full disk or a crash leaves the old file whole, never a
  * truncated record and no temporary file. A FILE that is not a regular
  * file (a fifo, /dev/stdout) is written in place. Returns -1 with errno. */
-static int write_status_file(const char *path, const char *json, size_t len)
+int rf_cli_write_atomic(const char *path, const char *json, size_t len)
 {
     _cleanup_free_ char *real = realpath(path, NULL); /* a symlink: its target */
     const char *target = real ? real : path;
@@ -103,7 +103,7 @@ static void write_status(const rf_cli_opts *o, const rf_status *st)
                 strerror(errno));
     _cleanup_free_ char *line = NULL;
     if (o->status_json_file && asprintf(&line, "%s\n", json) >= 0 &&
-        write_status_file(o->status_json_file, line, strlen(line)) < 0) {
+        rf_cli_write_atomic(o->status_json_file, line, strlen(line)) < 0) {
         fprintf(stderr, "ringfence: cannot write --status-json %s: %s\n", o->status_json_file, strerror(errno));
         fprintf(stderr, "hint: the file was left as it was; free space there or choose another file "
                         "(the exit status is still the command's)\n");
@@ -182,6 +182,8 @@ int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
         explain_end(plan, &st);
         write_status(o, &st);
         code = st.exit_code;
+        if ((o->explain_denials || o->learn) && rf_cli_observed(o, plan, proc, &st) < 0 && code == 0)
+            code = RF_EXIT_FAILURE; /* learn --write could not write its file */
         rf_status_clear(&st);
     }
     running = NULL;
@@ -227,13 +229,17 @@ int rf_cli_run(int argc, char **argv)
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--via") || !strncmp(argv[i], "--via=", 6)) {
             int idx = rf_cli_parse_sandbox_options("run", argc, argv, &o);
-            code = idx < 0         ? RF_EXIT_FAILURE
+            code = idx < 0 ? RF_EXIT_FAILURE
+                   : o.explain_denials
+                       ? rf_cli_usage_error("run", "--explain-denials: a warm pool's sandbox (--via) cannot be "
+                                                   "observed; drop --via")
                    : idx >= argc ? rf_cli_usage_error("run", "no command given; put it after --")
                                  : rf_cli_run_via(&o, argv + idx);
             rf_cli_opts_clear(&o);
             return code;
         }
     if (rf_cli_prepare("run", argc, argv, help, &o, &plan, &code)) {
+        rf_plan_set_observe(plan, o.explain_denials);
         code = rf_cli_execute(&o, plan);
         rf_plan_free(plan);
     }

@@ -23,6 +23,12 @@ contains "bash: fs verbs" "$(complete_bash ringfence fs ap)" "append"
 contains "bash: export kinds" "$(complete_bash ringfence export o)" "oci"
 contains "bash: plan's own --format" "$(complete_bash ringfence plan --for)" "--format"
 lacks "bash: but not for run (getopt refuses it there)" "$(complete_bash ringfence run --for)" "--format"
+contains "bash: learn has run's options" "$(complete_bash ringfence learn --expo)" "--expose"
+contains "bash: and its own --write" "$(complete_bash ringfence learn --wri)" "--write"
+contains "bash: profile verbs" "$(complete_bash ringfence profile s)" "show"
+rfdir=$(dirname "$RINGFENCE")
+contains "bash: profile names after --profile" \
+    "$(PATH="$rfdir:$PATH" complete_bash ringfence run --profile pyt)" "python"
 mkdir -p "$SCRATCH/dir-x"
 contains "bash: a value of --workspace completes as a path" \
     "$(cd "$SCRATCH" && complete_bash ringfence run --workspace dir-)" "dir-x"

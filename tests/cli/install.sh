@@ -70,7 +70,7 @@ check "pkgconfig/ringfence.pc" test -f "$pc"
 if command -v scdoc >/dev/null; then
     check "man page share/man/man1/ringfence.1" test -s "$U/share/man/man1/ringfence.1"
     # One page per subcommand, its options from the option table.
-    for sub in run exec mcp fs plan doctor export instance; do
+    for sub in run exec mcp fs plan doctor export instance learn profile; do
         page=$U/share/man/man1/ringfence-$sub.1
         check "man page share/man/man1/ringfence-$sub.1" test -s "$page"
     done
@@ -81,6 +81,9 @@ if command -v scdoc >/dev/null; then
 else
     skip "man page share/man/man1/ringfence.1" "scdoc is not installed, so it is not built"
 fi
+for p in node python rust go java git claude-code codex gemini-cli opencode chat; do
+    check "profile share/ringfence/profiles/$p.yaml" test -s "$U/share/ringfence/profiles/$p.yaml"
+done
 check "bash completion" bash -n "$U/share/bash-completion/completions/ringfence"
 check "zsh completion" test -s "$U/share/zsh/vendor-completions/_ringfence"
 check "fish completion" test -s "$U/share/fish/vendor_completions.d/ringfence.fish"

@@ -563,6 +563,7 @@ static int dispatch_security(int argc, char **argv)
     if (!strcmp(a, "mq-create")) return do_mq_create(x);
     if (!strcmp(a, "mq")) return do_mq_open(x);
     if (!strcmp(a, "mq-unlink")) return do_mq_unlink(x);
+    if (!strcmp(a, "observe-hostile")) return probe_observe_hostile(x, y);
     return -1;
 }
 

@@ -6,3 +6,5 @@
 int probe_result(long rc);
 /* The `syscall NAME` action (probe-syscall.c). */
 int probe_syscall(const char *name);
+/* probe-observe.c: a hostile command for the observer's supervisor. */
+int probe_observe_hostile(const char *path, const char *count);

@@ -13,6 +13,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,55 @@ static int ensure_dir(const char *dir, struct stat *st, rf_error **err)
     return 0;
 }
 
+/* An expose whose target lies in the instance's tree (learn's ~/.gitconfig
+ * at the sandbox's own home): its mount point made here, by the caller in
+ * its own directory, empty. The setup child cannot always make it there: on
+ * an idmapped bind its own id has no mapping (EOVERFLOW). The tree is the
+ * sandbox's to write, so a planted symlink must not lead us (maybe root)
+ * elsewhere: every component is resolved beneath the instance root with no
+ * symlink followed. */
+static int make_mount_point(int rootfd, const char *rel, bool dir, uid_t owner, gid_t group, bool chown_it)
+{
+    _cleanup_free_ char *parent = strdup(rel);
+    if (!parent)
+        return -1;
+    char *slash = strrchr(parent, '/');
+    const char *name = slash ? slash + 1 : parent;
+    if (slash)
+        *slash = '\0';
+    struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+    _cleanup_close_ int pfd = (int)syscall(SYS_openat2, rootfd, slash ? parent : ".", &how, sizeof how);
+    if (pfd < 0)
+        return errno == ENOENT ? 0 : -1; /* its parent is not there either: the setup child's to make */
+    int rc = dir ? mkdirat(pfd, name, 0700) : openat(pfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (rc < 0)
+        return errno == EEXIST ? 0 : -1;
+    if (!dir)
+        close(rc);
+    return chown_it ? fchownat(pfd, name, owner, group, AT_SYMLINK_NOFOLLOW) : 0;
+}
+
+static int make_instance_mount_points(const rf_plan *plan, uid_t owner, gid_t group, bool chown_it,
+                                      rf_error **err)
+{
+    _cleanup_close_ int rootfd = -1;
+    size_t rlen = strlen(plan->instance_root);
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        struct stat st;
+        if (m->type != RF_MOUNT_BIND || !rf_path_is_beneath(m->target, plan->instance_root) ||
+            !strcmp(m->target, plan->instance_root) || lstat(m->target, &st) == 0)
+            continue;
+        if (rootfd < 0 &&
+            (rootfd = open(plan->instance_root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+            return rf_error_set(err, errno, "instance root %s", plan->instance_root);
+        if (make_mount_point(rootfd, m->target + rlen + 1, m->source_dir, owner, group, chown_it) < 0)
+            return rf_error_set(err, errno, "mount point %s", m->target);
+    }
+    return 0;
+}
+
 int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
 {
     /* A root caller's HOME tree belongs to whoever the command is on disk:
@@ -80,7 +131,7 @@ int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
             chmod_nofollow(dir, 0711, err) < 0)
             return -1;
     }
-    return 0;
+    return make_instance_mount_points(plan, owner, group, user_env != NULL, err);
 }
 
 static bool wants_cgroup(const rf_limits *l)

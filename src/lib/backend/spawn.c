@@ -22,6 +22,15 @@ rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf
                                "are (see docs/terminal.md)");
         return NULL;
     }
+    /* The observer needs the native setup child to install its filter and
+     * hand the listener out; elsewhere it would silently see nothing. */
+    if ((plan->observe && plan->backend != RF_BACKEND_NATIVE) || (plan->observe && plan->deferred)) {
+        rf_error_set(err, 0, "learn and --explain-denials: backend %s cannot observe the command",
+                     plan->deferred ? "native with a warm pool" : rf_backend_name(plan->backend));
+        rf_error_hint_set(err, "use --backend native (and no --via) while learning; the policy it writes works "
+                               "with every backend");
+        return NULL;
+    }
     switch (plan->backend) {
     case RF_BACKEND_NATIVE:
         return rf_native_spawn(plan, stdio, sink, err);

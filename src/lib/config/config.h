@@ -73,6 +73,10 @@ void rf_config_normalise_network(json_t *root);
 const char *rf_schema_suggest(const char *key, const char *const *candidates);
 /* Readers (load.c, yaml.c, compat_*.c, env.c). */
 json_t *rf_yaml_parse(const char *text, size_t len, const char *origin, rf_error **err);
+/* profile.c: a valid profile name; load the named profiles as layers, in
+ * order (an unknown one: did-you-mean in the hint). */
+bool rf_profile_name_ok(const char *name);
+int rf_config_load_profiles(rf_config *cfg, const char *const *names, unsigned flags, rf_error **err);
 int rf_config_load_file_flags(rf_config *cfg, const char *path, rf_config_format format,
                               unsigned flags, rf_error **err);
 /* The same from memory; `path` picks JSON or YAML by extension. text[len]

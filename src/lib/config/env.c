@@ -17,7 +17,7 @@
 
 static bool reserved(const char *name)
 {
-    static const char *const names[] = { "HOME", "LOG", "LOG_LEVEL", "DEBUG", NULL };
+    static const char *const names[] = { "HOME", "LOG", "LOG_LEVEL", "DEBUG", "PROFILE_PATH", NULL };
     if (!strncmp(name, "TEST_", 5)) /* RINGFENCE_TEST_*: test-only hooks (-Dtest_hooks), not settings */
         return true;
     for (size_t i = 0; names[i]; i++)

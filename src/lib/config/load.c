@@ -6,7 +6,10 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -147,6 +150,81 @@ int rf_config_load_file_flags(rf_config *cfg, const char *path, rf_config_format
     return rf_config_load_text(cfg, path, text, len, format, flags, err);
 }
 
+/* Where in text a key named `key` starts, at or after `from`: the key as a
+ * word followed by ':' (block or flow style); NULL if nowhere. */
+static const char *find_key(const char *from, const char *key, size_t klen)
+{
+    for (const char *p = strstr(from, key); p; p = strstr(p + 1, key)) {
+        bool start = p == from || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '-');
+        const char *q = p + klen;
+        q += strspn(q, " \t\"'");
+        if (start && *q == ':')
+            return p;
+        if (start && (p[klen] == '"' || p[klen] == '\'') && q[0] == ':')
+            return p;
+    }
+    return NULL;
+}
+
+/* The line of setting (e.g. "limits.nosuch", "expose[1].mode") in a YAML
+ * text: each key found after the one before it. A heuristic for the
+ * message only (the schema check runs on the parsed tree, where lines are
+ * gone); 0 when not found. */
+static size_t setting_line(const char *text, const char *setting)
+{
+    const char *pos = text, *found = NULL;
+    for (const char *c = setting; *c;) {
+        size_t n = strcspn(c, ".[");
+        if (n > 0 && !isdigit((unsigned char)c[0])) {
+            char key[128];
+            snprintf(key, sizeof key, "%.*s", (int)(n < sizeof key - 1 ? n : sizeof key - 1), c);
+            const char *k = find_key(pos, key, strlen(key));
+            if (!k)
+                return 0;
+            found = pos = k;
+        }
+        c += n;
+        if (*c == '[') /* list item N: the N+1th "- " line from here on */
+            for (long i = strtol(c + 1, NULL, 10); i >= 0 && pos; i--) {
+                const char *nl = pos;
+                while ((nl = strchr(nl, '\n')) && nl[1 + strspn(nl + 1, " \t")] != '-')
+                    nl++;
+                found = pos = nl ? nl + 1 : NULL;
+            }
+        if (!pos)
+            return 0;
+        c += strspn(c, ".[]0123456789");
+    }
+    size_t line = 1;
+    for (const char *p = text; found && p < found; p++)
+        line += *p == '\n';
+    return found ? line : 0;
+}
+
+/* A schema error of a YAML file gets the setting's line: "FILE:LINE: ...". */
+static void add_line(rf_error **err, const char *path, const char *text)
+{
+    if (!err || !*err || !(*err)->message)
+        return;
+    char *m = (*err)->message;
+    size_t plen = strlen(path);
+    if (strncmp(m, path, plen) || strncmp(m + plen, ": ", 2))
+        return;
+    const char *rest = m + plen + 2;
+    char setting[256];
+    const char *q = strstr(rest, "unknown setting '");
+    if (q == rest)
+        snprintf(setting, sizeof setting, "%.*s", (int)strcspn(rest + 17, "'"), rest + 17);
+    else
+        snprintf(setting, sizeof setting, "%.*s", (int)strcspn(rest, ": "), rest);
+    size_t line = setting_line(text, setting);
+    char *with = NULL;
+    if (line && asprintf(&with, "%s:%zu: %s", path, line, rest) >= 0) {
+        free(m);
+        (*err)->message = with;
+    }
+}
+
 int rf_config_load_text(rf_config *cfg, const char *path, const char *text, size_t len,
                         rf_config_format format, unsigned flags, rf_error **err)
 {
@@ -178,6 +256,8 @@ int rf_config_load_text(rf_config *cfg, const char *path, const char *text, size
         return r;
     default:
         if (rf_config_add_layer(cfg, path, root, flags, err) < 0) {
+            if (text[strspn(text, " \t\r\n")] != '{')
+                add_line(err, path, text);
             if (err && *err && strstr(rf_error_message(*err), "unknown setting") &&
                 rf_error_hint(*err))
                 rf_error_hint_set(err, "%s (if this is a picoclaw or Mitto file, pass "

@@ -54,6 +54,7 @@ static const rf_key k_expose[] = {
     { "target", K_STR, NULL, NULL },
     { "mode", K_ENUM, NULL, v_mode },
     { "optional", K_BOOL, NULL, NULL }, /* a missing source is skipped with a warning */
+    { "if_exists", K_BOOL, NULL, NULL }, /* skipped in silence: a profile's "if you have one" */
     { NULL, 0, NULL, NULL },
 };
 static const rf_key k_env[] = {

@@ -84,6 +84,10 @@ static int load_files(rf_config *cfg, const rf_config_sources *src, rf_error **e
     for (size_t i = 0; src->config_files && src->config_files[i]; i++)
         if (rf_config_load_file_flags(cfg, src->config_files[i], src->format, defer, err) < 0)
             return -1;
+    /* Profiles after the files: a named profile is a deliberate choice of
+     * this run, and flags still win over it. */
+    if (rf_config_load_profiles(cfg, src->profiles, defer, err) < 0)
+        return -1;
     return rf_config_add_layer(cfg, "agent section", NULL, RF_LAYER_AGENT_SLOT, err);
 }
 

@@ -393,6 +393,12 @@ RF_EXPORT void rf_plan_set_network_log_fd(rf_plan *plan, int fd)
         plan->net_log_fd = fd;
 }
 
+RF_EXPORT void rf_plan_set_observe(rf_plan *plan, bool on)
+{
+    if (plan)
+        plan->observe = on;
+}
+
 RF_EXPORT void rf_plan_free(rf_plan *plan)
 {
     if (!plan)

@@ -108,6 +108,8 @@ struct rf_plan {
     bool share_tmp;       /* landlock backend: the host's /tmp granted (share_tmp) */
     bool seccomp_deny_inet; /* the filter denies AF_INET/AF_INET6 sockets */
 
+    bool observe;       /* native: report hidden and read-only paths the
+                           command looked for (observe/; learn, --explain-denials) */
     bool deferred;      /* native: build the sandbox, then wait for its one
                            command (RF_MSG_RUN; the warm pool, src/lib/pool/) */
     char *container_image; /* container.image (Mitto docker.image), or NULL:

@@ -82,6 +82,8 @@ static int expose_one(rf_resolver *r, const json_t *rule, size_t i, rf_expose *e
     if (!e->source)
         return -1;
     struct stat st;
+    if (stat(e->source, &st) < 0 && json_is_true(json_object_get(rule, "if_exists")))
+        return 1; /* a profile's toolchain this caller does not have */
     if (stat(e->source, &st) < 0 && json_is_true(json_object_get(rule, "optional"))) {
         char *w = NULL;
         if (asprintf(&w, "%s: %s does not exist; not exposed", path, e->source) >= 0)
@@ -177,14 +179,21 @@ static int resolve_env(rf_resolver *r, rf_policy *p)
     }
     size_t i;
     json_array_foreach(keep, i, v) {
-        const char *name = json_string_value(v);
-        char path[48];
+        const char *raw = json_string_value(v);
+        char path[48], name[256];
         snprintf(path, sizeof path, "env.keep[%zu]", i);
-        if (!env_name_ok(name)) {
+        /* "NAME?": kept when set, skipped in silence when not (a profile's
+         * variables that only some callers have, docs/profiles.md). */
+        size_t len = raw ? strlen(raw) : 0;
+        bool optional = len > 1 && raw[len - 1] == '?';
+        snprintf(name, sizeof name, "%.*s", (int)(optional ? len - 1 : len), raw ? raw : "");
+        if (!raw || !env_name_ok(name)) {
             rf_resolve_fail(r, path, "\"%s\" is not a valid variable name", name);
             return rf_error_hint_set(r->err, "list variable names, e.g. \"LANG\"");
         }
         const char *entry = rf_strv_env_get(r->envp, name);
+        if (!entry && optional)
+            continue;
         if (!entry) {
             char *w = NULL;
             if (asprintf(&w, "env.keep: %s is not set in the caller's environment; skipped", name) >= 0)

@@ -5,6 +5,7 @@
 #include "proc/proc.h"
 #include "backend/native/report.h"
 #include "net/net.h"
+#include "observe/observe.h"
 #include "tty/tty.h"
 #include "backend/backend.h"
 #include "util/error.h"
@@ -149,6 +150,8 @@ static void read_messages(rf_proc *p)
             (void)rf_tty_attach(p->tty, fd);
         else if (m.type == RF_MSG_PTY && fd >= 0 && p->pty_hold && p->pty_master < 0 && !p->have_exit)
             p->pty_master = fd;
+        else if (m.type == RF_MSG_OBSERVE && fd >= 0 && p->observer)
+            (void)rf_observer_start(p->observer, fd); /* takes fd; on failure closed: calls fail, never hang */
         else if (fd >= 0)
             close(fd);
         handle_message(p, &m);
@@ -299,7 +302,16 @@ int rf_proc_wait_raw(rf_proc *p, rf_proc_watch *watch, rf_error **err)
     /* The tree is gone: the rest of its output, and the caller's terminal
      * as it was. */
     rf_tty_finish(p->tty);
+    rf_observer_stop(p->observer);
     return 0;
+}
+
+RF_EXPORT char *rf_proc_observations(rf_proc *p)
+{
+    if (!p || !p->observer)
+        return NULL;
+    rf_observer_stop(p->observer);
+    return rf_observer_report(p->observer);
 }
 
 RF_EXPORT void rf_proc_free(rf_proc *p)
@@ -318,6 +330,7 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
     rf_tty_free(p->tty); /* the caller's terminal as it was, on every way out */
     if (p->pty_master >= 0)
         close(p->pty_master);
+    rf_observer_free(p->observer); /* after the kill: the listener is hung up */
     rf_net_proxy_free(p->net_proxy);
     rf_placeholders_remove(p->placeholders); /* the sandbox is gone: nothing holds them */
     if (p->pidfd >= 0)

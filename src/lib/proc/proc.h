@@ -46,6 +46,7 @@ struct rf_proc {
     bool pty_hold;      /* no relay here: keep the pty's master for
                            rf_proc_take_pty (a pool's server passes it on) */
     int pty_master;     /* kept, not yet taken; -1 */
+    struct rf_observer *observer; /* plan->observe: the supervisor (observe/), or NULL */
     bool tree_via_init; /* no pid namespace (landlock, none): killing init
                            alone would orphan the tree, so SIGKILL is a
                            message to init, which kills every descendant */

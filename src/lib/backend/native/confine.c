@@ -5,6 +5,7 @@
  * the child only applies. */
 #include "backend/native/sandbox.h"
 #include "landlock/landlock.h"
+#include "observe/observe.h"
 #include "seccomp/seccomp.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -45,6 +46,12 @@ int rf_confine_prepare(const rf_plan *plan, rf_native_ctx *ctx, rf_error **err)
     }
     ctx->seccomp_bpf = bpf;
     ctx->seccomp_len = len;
+    if (plan->observe && rf_observe_compile_filter(&bpf, &len, err) < 0)
+        return -1;
+    if (plan->observe) {
+        ctx->observe_bpf = bpf;
+        ctx->observe_len = len;
+    }
     return 0;
 }
 
@@ -52,6 +59,8 @@ void rf_confine_release(rf_native_ctx *ctx)
 {
     free((void *)ctx->landlock_rules);
     free((void *)ctx->seccomp_bpf);
+    free((void *)ctx->observe_bpf);
+    ctx->observe_bpf = NULL;
     ctx->landlock_rules = NULL;
     ctx->seccomp_bpf = NULL;
 }
@@ -86,6 +95,10 @@ int rf_confine_apply(const rf_native_ctx *c, rf_setup_fail *f)
         return rf_fail(f, "landlock", c->plan->landlock == RF_LANDLOCK_REQUIRED ? "landlock: required" : NULL);
     }
     rf_fault_child_point(c->fault_fd, c->sock, "landlock");
+    /* The observer's filter before the policy's, which may forbid seccomp()
+     * itself. An extra filter: the policy's answers still win. */
+    if (c->observe_bpf && rf_observe_install(c->observe_bpf, c->observe_len, c->sock) < 0)
+        return rf_fail(f, "seccomp (observer)", NULL);
     /* seccomp last: it forbids calls the steps before it need. */
     if (c->seccomp_bpf && (rc = rf_seccomp_apply_bpf(c->seccomp_bpf, c->seccomp_len, NULL)) < 0) {
         errno = -rc;

@@ -20,6 +20,8 @@ enum rf_msg_type {
                                (backend/native/deferred.c; its own format) */
     RF_MSG_PTY,             /* child → caller: the master of the command's pty,
                                made in the sandbox's devpts (SCM_RIGHTS; tty/) */
+    RF_MSG_OBSERVE,         /* child → caller: the observer's seccomp listener
+                               (SCM_RIGHTS; observe/) */
 };
 
 struct rf_msg {

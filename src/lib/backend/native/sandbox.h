@@ -44,6 +44,8 @@ typedef struct rf_native_ctx {
     struct winsize pty_size; /* the caller's window at the start */
     int pty_slave;         /* opened after pivot_root; the command's */
     const void *seccomp_bpf; /* compiled by the caller, or NULL */
+    const void *observe_bpf; /* plan->observe: the notify filter (observe/), or NULL */
+    size_t observe_len;
     size_t seccomp_len;
     struct rf_landlock_rule *landlock_rules; /* built by the caller, with */
     size_t n_landlock_rules;                 /* room for 3 stdio rules more */

@@ -4,6 +4,7 @@
 #include "backend/backend.h"
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
+#include "observe/observe.h"
 #include "proc/proc.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -132,6 +133,7 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tt
         return NULL;
     int sv[2] = { -1, -1 }, nv[2] = { -1, -1 }, userns_fd = -1;
     rf_tty *tty = NULL;
+    rf_observer *observer = NULL;
     rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .net_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how,
                           .fault_fd = -1, .pty_slave = -1 };
     _cleanup_free_ rf_mount_src *srcs = calloc(plan->n_mounts + 1, sizeof(*srcs));
@@ -157,6 +159,8 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tt
     if (prepare_pty(plan, stdio, sink, &ctx, &tty, err) < 0)
         goto fail;
     if (rf_confine_prepare(plan, &ctx, err) < 0)
+        goto fail;
+    if (plan->observe && !(observer = rf_observer_new(plan, err)))
         goto fail;
     char etc_cache[4096];
     (void)rf_etc_cache_prepare(plan, etc_cache, sizeof etc_cache); /* none: the child copies */
@@ -196,9 +200,15 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tt
         clone_error(e, err);
         return NULL;
     }
-    return release_child(plan, pid, pidfd, sv[0], nv[0], &start, tty, err);
+    rf_proc *proc = release_child(plan, pid, pidfd, sv[0], nv[0], &start, tty, err);
+    if (proc)
+        proc->observer = observer; /* before any wait reads RF_MSG_OBSERVE */
+    else
+        rf_observer_free(observer);
+    return proc;
 
 fail:
+    rf_observer_free(observer);
     rf_confine_release(&ctx);
     for (int i = 0; i < 2; i++) {
         if (sv[i] >= 0)
