@@ -71,6 +71,10 @@ int rf_schema_check(const json_t *root, const char *origin, rf_error **err);
 void rf_config_normalise_network(json_t *root);
 /* The closest known key to `key` among the schema's keys, or NULL. */
 const char *rf_schema_suggest(const char *key, const char *const *candidates);
+/* Read a configuration file (at most RF_CONFIG_MAX_FILE_BYTES) into a
+ * malloc'd, NUL-terminated buffer; `nofollow`: a symbolic link is refused
+ * (a workspace file is the confined agent's). read-posix.c, read-windows.c. */
+int rf_config_read_file(const char *path, bool nofollow, char **out, size_t *len, rf_error **err);
 /* Readers (load.c, yaml.c, compat_*.c, env.c). */
 json_t *rf_yaml_parse(const char *text, size_t len, const char *origin, rf_error **err);
 int rf_config_load_file_flags(rf_config *cfg, const char *path, rf_config_format format,
