@@ -5,6 +5,7 @@
  * into this schema first, so there is one merge and one validator. */
 #pragma once
 #include "ringfence.h"
+#include "util/format.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -57,7 +58,7 @@ typedef struct rf_merged {
 
 int rf_config_add_layer(rf_config *cfg, const char *origin, json_t *root, unsigned flags,
                         rf_error **err); /* steals root, also on failure */
-int rf_config_add_warning(rf_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rf_config_add_warning(rf_config *cfg, const char *fmt, ...) RF_PRINTF(2, 3);
 int rf_config_merge(const rf_config *cfg, rf_merged *out, bool check_agent, rf_error **err);
 void rf_merged_clear(rf_merged *m);
 /* Where a merged value came from: path like "expose[2].mode". NULL if it is
