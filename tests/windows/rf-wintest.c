@@ -6,7 +6,8 @@
  *   alive PID     exit 0 if that process runs, 1 if not
  *   token         print this process's integrity level, privileges, and
  *                 whether BUILTIN\Administrators is deny-only
- *   write PATH    exit 0 if PATH can be created (and is removed), 1 if not */
+ *   write PATH    exit 0 if PATH can be created (and is removed), 1 if not
+ *   write-in VAR  the same for a file in the directory %VAR% names */
 #include <windows.h>
 
 #include <stdio.h>
@@ -99,6 +100,14 @@ int main(int argc, char **argv)
         return token();
     if (argc == 3 && !strcmp(argv[1], "write"))
         return try_write(argv[2]);
-    fprintf(stderr, "usage: rf-wintest tree FILE | sleeper FILE | alive PID | token | write PATH\n");
+    if (argc == 3 && !strcmp(argv[1], "write-in")) {
+        char path[MAX_PATH + 32];
+        const char *dir = getenv(argv[2]);
+        if (!dir)
+            return 2;
+        snprintf(path, sizeof path, "%s\\rf-probe-%lu.txt", dir, (unsigned long)GetCurrentProcessId());
+        return try_write(path);
+    }
+    fprintf(stderr, "usage: rf-wintest tree FILE | sleeper FILE | alive PID | token | write PATH | write-in VAR\n");
     return 2;
 }

@@ -102,25 +102,64 @@ static int label_tree(walk *w, const wchar_t *dir, const char *shown, int depth)
     return r;
 }
 
+/* Does the directory already carry the inheritable low label? Then what
+ * was created in it since inherited the label, and the walk is skipped: a
+ * large workspace is walked once, not on every start. */
+static bool labelled(const wchar_t *path)
+{
+    HANDLE h = CreateFileW(path, READ_CONTROL, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        return false;
+    PACL sacl = NULL;
+    PSECURITY_DESCRIPTOR sd = NULL;
+    bool found = false;
+    if (GetSecurityInfo(h, SE_FILE_OBJECT, LABEL_SECURITY_INFORMATION, NULL, NULL, NULL, &sacl, &sd) ==
+            ERROR_SUCCESS && sacl) {
+        BYTE low[SECURITY_MAX_SID_SIZE];
+        DWORD size = sizeof low;
+        CreateWellKnownSid(WinLowLabelSid, NULL, low, &size);
+        for (DWORD i = 0; i < sacl->AceCount && !found; i++) {
+            SYSTEM_MANDATORY_LABEL_ACE *ace = NULL;
+            if (!GetAce(sacl, i, (void **)&ace) || ace->Header.AceType != SYSTEM_MANDATORY_LABEL_ACE_TYPE)
+                continue;
+            found = EqualSid((PSID)&ace->SidStart, low) &&
+                    (ace->Header.AceFlags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)) ==
+                        (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE) &&
+                    (ace->Mask & SYSTEM_MANDATORY_LABEL_NO_WRITE_UP);
+        }
+    }
+    if (sd)
+        LocalFree(sd);
+    CloseHandle(h);
+    return found;
+}
+
 /* The directory and what already exists below it (a workspace's files)
- * get the label; what is created later inherits it (OICI). */
+ * get the label, unless it has it already; what is created later
+ * inherits it (OICI). */
 int rf_win_label_low(const char *path, rf_error **err)
 {
+    wchar_t *wpath = rf_win_wide(path);
+    if (!wpath)
+        return rf_error_set(err, 0, "%s: not valid UTF-8 or out of memory", path);
+    if (labelled(wpath)) {
+        free(wpath);
+        return 0;
+    }
     PSECURITY_DESCRIPTOR sd = NULL;
-    if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(L"S:(ML;OICI;NW;;;LW)", SDDL_REVISION_1, &sd,
-                                                              NULL))
-        return rf_win_error(err, GetLastError(), "low integrity label for %s", path);
     walk w = { .err = err };
     BOOL present = FALSE, defaulted = FALSE;
-    wchar_t *wpath = rf_win_wide(path);
     int r;
-    if (!wpath)
-        r = rf_error_set(err, 0, "%s: not valid UTF-8 or out of memory", path);
+    if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(L"S:(ML;OICI;NW;;;LW)", SDDL_REVISION_1, &sd,
+                                                              NULL))
+        r = rf_win_error(err, GetLastError(), "low integrity label for %s", path);
     else if (!GetSecurityDescriptorSacl(sd, &present, &w.sacl, &defaulted) || !present)
         r = rf_win_error(err, GetLastError(), "low integrity label for %s", path);
     else
         r = label_tree(&w, wpath, path, 0);
     free(wpath);
-    LocalFree(sd);
+    if (sd)
+        LocalFree(sd);
     return r;
 }

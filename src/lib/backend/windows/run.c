@@ -64,10 +64,17 @@ static LPPROC_THREAD_ATTRIBUTE_LIST handle_list(HANDLE std[3], size_t *n)
         free(a);
         return NULL;
     }
+    /* Each handle once: a caller may pass one handle as both stdout and
+     * stderr, and CreateProcess refuses a list with duplicates. */
     *n = 0;
-    for (int i = 0; i < 3; i++)
-        if (std[i] && std[i] != INVALID_HANDLE_VALUE && SetHandleInformation(std[i], HANDLE_FLAG_INHERIT, 1))
+    for (int i = 0; i < 3; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < *n; j++)
+            seen = seen || std[j] == std[i];
+        if (!seen && std[i] && std[i] != INVALID_HANDLE_VALUE &&
+            SetHandleInformation(std[i], HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT))
             std[(*n)++] = std[i];
+    }
     if (*n && !UpdateProcThreadAttribute(a, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, std, *n * sizeof(HANDLE),
                                          NULL, NULL)) {
         DeleteProcThreadAttributeList(a);
