@@ -2,7 +2,9 @@
 /* libc.h's calls, with the semantics of glibc's. */
 #include "backend/windows/libc.h"
 
+#include <direct.h>
 #include <errno.h>
+#include <windows.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,4 +28,28 @@ void *reallocarray(void *p, size_t n, size_t size)
         return NULL;
     }
     return realloc(p, n * size);
+}
+
+/* The trailing XXXXXX replaced until a new directory is made; its name
+ * is not a secret (the tests use it), only unique. */
+char *mkdtemp(char *template)
+{
+    static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    size_t len = strlen(template);
+    if (len < 6 || strcmp(template + len - 6, "XXXXXX")) {
+        errno = EINVAL;
+        return NULL;
+    }
+    unsigned long seed = GetTickCount() ^ (GetCurrentProcessId() << 16);
+    for (int tries = 0; tries < 100; tries++) {
+        for (size_t i = len - 6; i < len; i++) {
+            seed = seed * 1103515245u + 12345u;
+            template[i] = chars[(seed >> 16) % (sizeof chars - 1)];
+        }
+        if (_mkdir(template) == 0)
+            return template;
+        if (errno != EEXIST)
+            return NULL;
+    }
+    return NULL;
 }

@@ -8,3 +8,4 @@
 
 char *strndup(const char *s, size_t n);
 void *reallocarray(void *p, size_t n, size_t size);
+char *mkdtemp(char *template);
