@@ -78,6 +78,11 @@ try {
     $used = [int](($r.Out -split "`n" | Where-Object { $_ -match '^\d+' } | Select-Object -Last 1))
     Check "cpu 0.1: a 3 s busy loop gets well under 3 s of CPU ($used ms on $cpus CPUs)" ($used -lt 2000) $r.Out
 
+    # The job's UI restrictions: the user's clipboard is out of reach.
+    Set-Clipboard -Value 'rf-check-secret'
+    $r = Rf @('run', '--', 'powershell', '-NoProfile', '-Command', 'Get-Clipboard')
+    Check "the clipboard is not readable" (-not ($r.Out -match 'rf-check-secret')) $r.Out
+
     # The whole tree dies with ringfence: kill it, the grandchild goes too.
     $pidFile = Join-Path $ws 'grandchild.pid'
     $p = Start-Process -FilePath $Ringfence -ArgumentList @('run', '--', $h, 'tree', $pidFile) -PassThru -WindowStyle Hidden

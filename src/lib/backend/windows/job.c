@@ -4,7 +4,8 @@
  * whole tree; no breakaway is allowed, so a child cannot leave the job.
  * The plan's limits map onto the job's: pids -> active processes, memory ->
  * job memory (all processes together, as a cgroup's memory.max), cpu ->
- * a hard CPU rate cap. A limit the host refuses fails the start. */
+ * a hard CPU rate cap; and the UI restrictions below. A limit the host
+ * refuses fails the start. */
 #include "backend/windows/winapi.h"
 #include "util/error.h"
 
@@ -44,6 +45,23 @@ static int set_cpu(HANDLE job, double cpu, rf_error **err)
     return 0;
 }
 
+/* What a low-integrity process on the user's desktop could still reach:
+ * the clipboard (the user's copied secrets), global atoms, system-wide
+ * settings, the display, logging off, other desktops, and USER handles
+ * of processes outside the job. */
+static int set_ui(HANDLE job, rf_error **err)
+{
+    JOBOBJECT_BASIC_UI_RESTRICTIONS ui = {
+        .UIRestrictionsClass = JOB_OBJECT_UILIMIT_READCLIPBOARD | JOB_OBJECT_UILIMIT_WRITECLIPBOARD |
+                               JOB_OBJECT_UILIMIT_GLOBALATOMS | JOB_OBJECT_UILIMIT_SYSTEMPARAMETERS |
+                               JOB_OBJECT_UILIMIT_DISPLAYSETTINGS | JOB_OBJECT_UILIMIT_EXITWINDOWS |
+                               JOB_OBJECT_UILIMIT_DESKTOP | JOB_OBJECT_UILIMIT_HANDLES,
+    };
+    if (!SetInformationJobObject(job, JobObjectBasicUIRestrictions, &ui, sizeof ui))
+        return rf_win_error(err, GetLastError(), "job object: setting the UI restrictions");
+    return 0;
+}
+
 HANDLE rf_win_job_make(const rf_win_plan *plan, rf_error **err)
 {
     HANDLE job = CreateJobObjectW(NULL, NULL);
@@ -51,7 +69,8 @@ HANDLE rf_win_job_make(const rf_win_plan *plan, rf_error **err)
         rf_win_error(err, GetLastError(), "job object: CreateJobObject");
         return NULL;
     }
-    if (set_limits(job, plan, err) < 0 || (plan->cpu > 0 && set_cpu(job, plan->cpu, err) < 0)) {
+    if (set_limits(job, plan, err) < 0 || set_ui(job, err) < 0 ||
+        (plan->cpu > 0 && set_cpu(job, plan->cpu, err) < 0)) {
         CloseHandle(job);
         return NULL;
     }
