@@ -63,6 +63,8 @@ static void test_default(void)
     ok(has(p->dirs, "C:\\rfhome\\runtime-user-env\\AppData\\Roaming") &&
            has(p->dirs, "C:\\rfhome\\runtime-user-env\\AppData\\Local"),
        "AppData\\Roaming and AppData\\Local are made");
+    ok(has(p->protected, "C:\\ws\\.git\\hooks") && has(p->protected, "C:\\ws\\.ringfence.json"),
+       "the default protected paths, under the workspace");
     ok(has_sub(p->cannot, "no mount view") && has_sub(p->cannot, "no network isolation"),
        "cannot: the mount view and the network");
     ok(has_sub(p->warnings, "network: none is not enforced"), "the default network none: warned, not silent");
@@ -126,7 +128,8 @@ static void test_network(void)
 static void test_limits_env(void)
 {
     rf_win_plan *p = plan_of("{\"limits\": {\"memory\": \"256M\", \"pids\": 50, \"cpu\": 0.5, \"timeout\": 10}, "
-                             "\"env\": {\"set\": {\"FOO\": \"bar\"}}, \"workspace\": \"D:\\\\proj\"}",
+                             "\"env\": {\"set\": {\"FOO\": \"bar\"}}, \"workspace\": \"D:\\\\proj\", "
+                             "\"protected_paths\": [\"secrets/keys\"]}",
                              NULL);
     ok(p != NULL, "limits, env and workspace: a plan");
     if (!p)
@@ -135,6 +138,7 @@ static void test_limits_env(void)
     is_int(p->pids, 50, "pids 50");
     ok(p->cpu == 0.5 && p->timeout == 10, "cpu 0.5, timeout 10");
     ok(has(p->env, "FOO=bar"), "env.set reaches the command");
+    ok(has(p->protected, "D:\\proj\\secrets\\keys"), "protected_paths from the policy, Windows separators");
     is_str(p->workspace, "D:\\proj", "workspace from the policy");
     rf_win_plan_free(p);
 }

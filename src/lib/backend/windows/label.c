@@ -135,31 +135,48 @@ static bool labelled(const wchar_t *path)
     return found;
 }
 
+/* Give a tree the label an SDDL string holds. */
+static int label_with(const char *path, const wchar_t *wpath, const wchar_t *sddl, rf_error **err)
+{
+    PSECURITY_DESCRIPTOR sd = NULL;
+    walk w = { .err = err };
+    BOOL present = FALSE, defaulted = FALSE;
+    int r;
+    if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1, &sd, NULL))
+        r = rf_win_error(err, GetLastError(), "integrity label for %s", path);
+    else if (!GetSecurityDescriptorSacl(sd, &present, &w.sacl, &defaulted) || !present)
+        r = rf_win_error(err, GetLastError(), "integrity label for %s", path);
+    else
+        r = label_tree(&w, wpath, path, 0);
+    if (sd)
+        LocalFree(sd);
+    return r;
+}
+
 /* The directory and what already exists below it (a workspace's files)
- * get the label, unless it has it already; what is created later
+ * get the low label, unless it has it already; what is created later
  * inherits it (OICI). */
 int rf_win_label_low(const char *path, rf_error **err)
 {
     wchar_t *wpath = rf_win_wide(path);
     if (!wpath)
         return rf_error_set(err, 0, "%s: not valid UTF-8 or out of memory", path);
-    if (labelled(wpath)) {
-        free(wpath);
-        return 0;
-    }
-    PSECURITY_DESCRIPTOR sd = NULL;
-    walk w = { .err = err };
-    BOOL present = FALSE, defaulted = FALSE;
-    int r;
-    if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(L"S:(ML;OICI;NW;;;LW)", SDDL_REVISION_1, &sd,
-                                                              NULL))
-        r = rf_win_error(err, GetLastError(), "low integrity label for %s", path);
-    else if (!GetSecurityDescriptorSacl(sd, &present, &w.sacl, &defaulted) || !present)
-        r = rf_win_error(err, GetLastError(), "low integrity label for %s", path);
-    else
-        r = label_tree(&w, wpath, path, 0);
+    int r = labelled(wpath) ? 0 : label_with(path, wpath, L"S:(ML;OICI;NW;;;LW)", err);
     free(wpath);
-    if (sd)
-        LocalFree(sd);
+    return r;
+}
+
+/* A protected path inside the workspace (git hooks, the workspace's own
+ * policy) back to medium, explicitly and inherited, so the low command
+ * cannot change it: every start, since the workspace's walk may have
+ * labelled it low. Absent: nothing to do (the plan's cannot says so). */
+int rf_win_label_protect(const char *path, rf_error **err)
+{
+    wchar_t *wpath = rf_win_wide(path);
+    if (!wpath)
+        return rf_error_set(err, 0, "%s: not valid UTF-8 or out of memory", path);
+    DWORD attrs = GetFileAttributesW(wpath);
+    int r = attrs == INVALID_FILE_ATTRIBUTES ? 0 : label_with(path, wpath, L"S:(ML;OICI;NW;;;ME)", err);
+    free(wpath);
     return r;
 }

@@ -21,7 +21,13 @@ static int prepare_dirs(const rf_win_plan *p, rf_error **err)
         if (!strcmp(p->dirs[i], p->user_env) && rf_win_label_low(p->user_env, err) < 0)
             return -1;
     }
-    return rf_win_label_low(p->workspace, err);
+    if (rf_win_label_low(p->workspace, err) < 0)
+        return -1;
+    /* After the workspace: its walk may have labelled them low. */
+    for (size_t i = 0; p->protected && p->protected[i]; i++)
+        if (rf_win_label_protect(p->protected[i], err) < 0)
+            return -1;
+    return 0;
 }
 
 /* The environment block CreateProcess takes: KEY=VALUE\0...\0\0, UTF-16. */

@@ -30,3 +30,6 @@ HANDLE rf_win_job_make(const rf_win_plan *plan, rf_error **err);
  * a link or junction), and give a tree the low-integrity write label. */
 int rf_win_mkdir(const char *path, rf_error **err);
 int rf_win_label_low(const char *path, rf_error **err);
+/* A protected path back to the medium label (if it exists): read-only to
+ * the low-integrity command. */
+int rf_win_label_protect(const char *path, rf_error **err);

@@ -33,6 +33,7 @@ typedef struct rf_win_plan {
     char *instance_root; /* %RINGFENCE_HOME%, else %USERPROFILE%\.ringfence */
     char *user_env;      /* instance_root\runtime-user-env */
     char **dirs;         /* made (and labelled low) before the start, in order */
+    char **protected;    /* inside the workspace, labelled medium: read-only to the command */
     char **argv;
     char **env; /* KEY=VALUE, the command's whole environment */
     rf_win_rule *rules;
@@ -50,7 +51,6 @@ typedef struct rf_win_plan {
 typedef struct rf_win_context {
     const char *cwd;     /* NULL: the current directory */
     const char *rf_home; /* NULL: %RINGFENCE_HOME%, else %USERPROFILE%\.ringfence */
-    char *const *envp;   /* the caller's environment (NULL: the process's) */
 } rf_win_context;
 
 /* winplan.c: the merged configuration and argv into a plan. expose (and

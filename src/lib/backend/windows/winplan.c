@@ -5,6 +5,7 @@
  * fails instead of pretending. */
 #include "backend/windows/winapi.h"
 #include "config/config.h"
+#include "policy/protected.h"
 #include "util/error.h"
 #include "util/strv.h"
 
@@ -25,6 +26,7 @@ static const char *const win_cannot[] = {
     "memory is the job's committed memory, not resident memory as a cgroup counts it",
     "the workspace keeps its low-integrity label after the run (the label is what lets the low-integrity "
     "command write there)",
+    "a protected path that does not exist yet (e.g. .git/hooks) is not held back: the command could create it",
 };
 
 /* An absolute path, or NULL (with *err) for anything else: a relative
@@ -176,20 +178,48 @@ static int plan_network(rf_win_plan *p, const rf_merged *m, rf_error **err)
                                        "the host's network", what, asked ? " (accept_weaker)" : "");
 }
 
+/* The default protected paths and the policy's protected_paths, under the
+ * workspace with Windows separators. */
+static int plan_protected(rf_win_plan *p, const json_t *tree)
+{
+    const json_t *extra = json_object_get(tree, "protected_paths");
+    size_t n_default = 0;
+    for (const char *const *d = rf_policy_default_protected(); *d; d++)
+        n_default++;
+    for (size_t i = 0; i < n_default + json_array_size(extra); i++) {
+        const char *rel = i < n_default ? rf_policy_default_protected()[i]
+                                        : json_string_value(json_array_get(extra, i - n_default));
+        char *path = rel ? join(p->workspace, rel) : NULL;
+        for (char *c = path; c && *c; c++)
+            if (*c == '/')
+                *c = '\\';
+        if (!path || rf_strv_push_take(&p->protected, path) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int add_rule(rf_win_plan *p, const char *path, const char *access, const char *why)
+{
+    rf_win_rule *r = realloc(p->rules, (p->n_rules + 1) * sizeof(*r));
+    if (!r)
+        return -1;
+    p->rules = r;
+    r[p->n_rules] = (rf_win_rule){ strdup(path), access, why };
+    return r[p->n_rules++].path ? 0 : -1;
+}
+
 static int plan_rules(rf_win_plan *p)
 {
-    p->rules = calloc(3, sizeof(*p->rules));
-    if (!p->rules)
+    if (add_rule(p, p->workspace, "read, write (low-integrity label)", "workspace") < 0 ||
+        add_rule(p, p->user_env, "read, write (low-integrity label)",
+                 "runtime-user-env: USERPROFILE, HOME, APPDATA, LOCALAPPDATA, TEMP, TMP") < 0)
         return -1;
-    p->rules[0] = (rf_win_rule){ strdup(p->workspace), "read, write (low-integrity label)", "workspace" };
-    p->rules[1] = (rf_win_rule){ strdup(p->user_env), "read, write (low-integrity label)",
-                                 "runtime-user-env: USERPROFILE, HOME, APPDATA, LOCALAPPDATA, TEMP, TMP" };
-    p->rules[2] = (rf_win_rule){ strdup("*"), "read where your account may, no write (medium integrity)",
-                                 "everything else" };
-    p->n_rules = 3;
-    for (size_t i = 0; i < p->n_rules; i++)
-        if (!p->rules[i].path)
+    for (size_t i = 0; p->protected && p->protected[i]; i++)
+        if (add_rule(p, p->protected[i], "read only (medium-integrity label), when it exists", "protected") < 0)
             return -1;
+    if (add_rule(p, "*", "read where your account may, no write (medium integrity)", "everything else") < 0)
+        return -1;
     for (size_t i = 0; i < sizeof win_cannot / sizeof win_cannot[0]; i++)
         if (rf_strv_push(&p->cannot, win_cannot[i]) < 0)
             return -1;
@@ -217,7 +247,8 @@ static int fill(rf_win_plan *p, const rf_merged *m, const rf_win_context *ctx, c
         plan_network(p, m, err) < 0)
         return -1;
     p->argv = rf_strv_copy(argv);
-    if (!p->argv || plan_dirs(p) < 0 || plan_env(p, m->tree) < 0 || plan_rules(p) < 0)
+    if (!p->argv || plan_dirs(p) < 0 || plan_env(p, m->tree) < 0 || plan_protected(p, m->tree) < 0 ||
+        plan_rules(p) < 0)
         return rf_error_set(err, ENOMEM, "plan");
     return 0;
 }
@@ -247,6 +278,7 @@ void rf_win_plan_free(rf_win_plan *p)
     free(p->instance_root);
     free(p->user_env);
     rf_strv_free(p->dirs);
+    rf_strv_free(p->protected);
     rf_strv_free(p->argv);
     rf_strv_free(p->env);
     for (size_t i = 0; i < p->n_rules; i++)
