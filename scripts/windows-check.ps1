@@ -55,6 +55,9 @@ try {
     $r = Rf @('run', '--', 'reg', 'add', 'HKCU\Software\ringfence-check', '/f')
     Check 'HKCU is not writable' ($r.Code -ne 0) $r.Out
     if ($r.Code -eq 0) { reg delete 'HKCU\Software\ringfence-check' /f | Out-Null }
+    New-Item -ItemType Directory -Path (Join-Path $ws '.git\hooks') | Out-Null
+    $r = Rf @('run', '--', $h, 'write', (Join-Path $ws '.git\hooks\pre-commit'))
+    Check 'a protected path (.git\hooks) is not writable' ($r.Code -ne 0) $r.Out
     $label = icacls $ws | Out-String
     Check 'the workspace carries the low mandatory label' ($label -match 'Low Mandatory Level') $label
     $r = Rf @('run', '--', $h, 'write-in', 'APPDATA')
