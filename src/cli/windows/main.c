@@ -116,6 +116,8 @@ static int option(cli *c, int opt, const char *arg)
     case OPT_ACCEPT_WEAKER:
         return json_object_set_new(c->flags, "accept_weaker", json_true()), 0;
     case OPT_LOG_LEVEL:
+        if (strcmp(arg, "debug") && strcmp(arg, "info") && strcmp(arg, "warning") && strcmp(arg, "error"))
+            return usage_error("--log-level: expected debug, info, warning or error, got", arg);
         c->debug = !strcmp(arg, "debug");
         return 0;
     default:
