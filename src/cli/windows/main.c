@@ -3,8 +3,8 @@
  * backend. The flags become one configuration layer ("flags") on top of
  * the --config files and the RINGFENCE_* variables, as on Linux, so a
  * setting means the same whichever way it is given. */
-#include "backend/windows/windows.h"
-#include "config/config.h"
+#include "ringfence-windows.h"
+#include "config/config.h" /* rf_config_add_env: the RINGFENCE_* variables */
 
 #include <getopt.h>
 #include <jansson.h>
@@ -162,8 +162,8 @@ static int run_or_plan(bool run, int argc, char **argv)
         fprintf(run ? stderr : stdout, "%s\n", json ? json : "{}");
         free(json);
     }
-    for (size_t i = 0; code == 0 && run && plan->warnings && plan->warnings[i]; i++)
-        fprintf(stderr, "ringfence: warning: %s\n", plan->warnings[i]);
+    for (char *const *w = code == 0 && run ? rf_win_plan_warnings(plan) : NULL; w && *w; w++)
+        fprintf(stderr, "ringfence: warning: %s\n", *w);
     if (code == 0 && run && rf_win_run(plan, &code, &err) < 0)
         code = report(err);
     rf_win_plan_free(plan);

@@ -73,7 +73,7 @@ static void try_label(report *r)
     line(r, "low-integrity write label on a directory", err);
 }
 
-char *rf_win_doctor_text(bool *all_ok)
+RF_EXPORT char *rf_win_doctor_text(bool *all_ok)
 {
     report r = { .text = strdup("backend windows:\n"), .all_ok = true };
     if (!r.text)

@@ -149,7 +149,7 @@ static int wait_for(const rf_win_plan *p, HANDLE job, HANDLE proc, int *exit_cod
     return 0;
 }
 
-int rf_win_run(const rf_win_plan *p, int *exit_code, rf_error **err)
+RF_EXPORT int rf_win_run(const rf_win_plan *p, int *exit_code, rf_error **err)
 {
     if (prepare_dirs(p, err) < 0)
         return -1;

@@ -35,7 +35,7 @@ static json_t *rules_json(const rf_win_plan *p)
     return a;
 }
 
-char *rf_win_plan_to_json(const rf_win_plan *p)
+RF_EXPORT char *rf_win_plan_to_json(const rf_win_plan *p)
 {
     static const char *const net[] = { "none", "host", "allowlist" };
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o}", "log",

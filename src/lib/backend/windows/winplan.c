@@ -253,7 +253,7 @@ static int fill(rf_win_plan *p, const rf_merged *m, const rf_win_context *ctx, c
     return 0;
 }
 
-rf_win_plan *rf_win_plan_build(const rf_config *cfg, const rf_win_context *ctx, char *const argv[],
+RF_EXPORT rf_win_plan *rf_win_plan_build(const rf_config *cfg, const rf_win_context *ctx, char *const argv[],
                                rf_error **err)
 {
     rf_merged m = { 0 };
@@ -270,7 +270,12 @@ rf_win_plan *rf_win_plan_build(const rf_config *cfg, const rf_win_context *ctx, 
     return p;
 }
 
-void rf_win_plan_free(rf_win_plan *p)
+RF_EXPORT char *const *rf_win_plan_warnings(const rf_win_plan *plan)
+{
+    return plan->warnings;
+}
+
+RF_EXPORT void rf_win_plan_free(rf_win_plan *p)
 {
     if (!p)
         return;
