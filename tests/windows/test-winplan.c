@@ -6,6 +6,7 @@
 #include "tap.h"
 #include "ringfence.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,8 +128,9 @@ static void test_network(void)
 
 static void test_limits_env(void)
 {
+    _putenv("RF_TEST_KEEP=kept");
     rf_win_plan *p = plan_of("{\"limits\": {\"memory\": \"256M\", \"pids\": 50, \"cpu\": 0.5, \"timeout\": 10}, "
-                             "\"env\": {\"set\": {\"FOO\": \"bar\"}}, \"workspace\": \"D:\\\\proj\", "
+                             "\"env\": {\"set\": {\"FOO\": \"bar\"}, \"keep\": [\"RF_TEST_KEEP\", \"RF_TEST_ABSENT\"]}, \"workspace\": \"D:\\\\proj\", "
                              "\"protected_paths\": [\"secrets/keys\"]}",
                              NULL);
     ok(p != NULL, "limits, env and workspace: a plan");
@@ -138,8 +140,33 @@ static void test_limits_env(void)
     is_int(p->pids, 50, "pids 50");
     ok(p->cpu == 0.5 && p->timeout == 10, "cpu 0.5, timeout 10");
     ok(has(p->env, "FOO=bar"), "env.set reaches the command");
+    ok(has(p->env, "RF_TEST_KEEP=kept") && !has_sub(p->env, "RF_TEST_ABSENT"), "env.keep: the caller's, if set");
     ok(has(p->protected, "D:\\proj\\secrets\\keys"), "protected_paths from the policy, Windows separators");
     is_str(p->workspace, "D:\\proj", "workspace from the policy");
+    rf_win_plan_free(p);
+}
+
+/* A workspace that would put the whole profile, a drive or the system
+ * under the low label is refused unless asked for by name. */
+static void test_workspace(void)
+{
+    test_refused("{\"workspace\": \"C:\\\\\"}", "a drive's root", "workspace C:\\: refused");
+    /* The profile's path as JSON, its backslashes escaped by jansson. */
+    json_t *o = json_pack("{s:s}", "workspace", getenv("USERPROFILE") ? getenv("USERPROFILE") : "C:\\nowhere");
+    char *json = json_dumps(o, 0);
+    test_refused(json, "your user profile", "workspace = the user profile: refused");
+    free(json);
+    json_decref(o);
+    rf_win_plan *p = plan_of("{\"workspace\": \"C:\\\\\", \"allow_sensitive_workspace\": true}", NULL);
+    ok(p != NULL, "allow_sensitive_workspace accepts it");
+    rf_win_plan_free(p);
+    p = plan_of("{\"chdir\": \"C:\\\\ws\\\\sub\"}", NULL);
+    ok(p && !strcmp(p->cwd, "C:\\ws\\sub"), "chdir inside the workspace: the command starts there");
+    rf_win_plan_free(p);
+    test_refused("{\"chdir\": \"C:\\\\elsewhere\"}", "outside the workspace", "chdir outside: refused");
+    test_refused("{\"deny_paths\": [\"C:\\\\secrets\"]}", "cannot hide paths", "deny_paths: refused");
+    p = plan_of("{\"deny_paths\": [\"C:\\\\secrets\"], \"accept_weaker\": true}", NULL);
+    ok(p && has_sub(p->warnings, "deny_paths: not enforced"), "deny_paths with accept_weaker: runs, warned");
     rf_win_plan_free(p);
 }
 
@@ -171,6 +198,7 @@ int main(void)
     test_picoclaw_expose();
     test_network();
     test_limits_env();
+    test_workspace();
     test_guard();
     rf_config *cfg = rf_config_new();
     rf_error *err = NULL;

@@ -108,7 +108,7 @@ static int create(const rf_win_plan *p, HANDLE token, PROCESS_INFORMATION *pi, r
     STARTUPINFOEXW si = { .StartupInfo = { .cb = sizeof si, .dwFlags = STARTF_USESTDHANDLES,
                                            .hStdInput = std[0], .hStdOutput = std[1], .hStdError = std[2] } };
     size_t n = 0;
-    wchar_t *cmd = rf_win_cmdline(p->argv), *env = env_block(p->env), *cwd = rf_win_wide(p->workspace);
+    wchar_t *cmd = rf_win_cmdline(p->argv), *env = env_block(p->env), *cwd = rf_win_wide(p->cwd);
     si.lpAttributeList = handle_list(std, &n);
     int r = 0;
     if (!cmd || !env || !cwd || !si.lpAttributeList)

@@ -29,7 +29,8 @@ typedef struct rf_win_rule {
 } rf_win_rule;
 
 struct rf_win_plan {
-    char *workspace;     /* absolute, the command's working directory */
+    char *workspace;     /* absolute, labelled low: the command may write it */
+    char *cwd;           /* where the command starts: chdir, else the workspace */
     char *instance_root; /* %RINGFENCE_HOME%, else %USERPROFILE%\.ringfence */
     char *user_env;      /* instance_root\runtime-user-env */
     char **dirs;         /* made (and labelled low) before the start, in order */

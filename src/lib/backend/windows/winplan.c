@@ -48,6 +48,44 @@ static char *full_path(const char *path, const char *what, rf_error **err)
     return rf_win_utf8(full);
 }
 
+/* path is dir or below it, compared as Windows does: without case. */
+static bool beneath(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 0 && dir[n - 1] == '\\')
+        n--;
+    return _strnicmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '\\');
+}
+
+/* Why ws would hand the command what it exists to keep out (as the Linux
+ * policy's sensitive.c), or NULL: labelling it low would make all of it
+ * writable to every low-integrity process, not only this command. */
+static const char *sensitive(const char *ws)
+{
+    const char *profile = getenv("USERPROFILE");
+    if (strlen(ws) <= 3 && ws[0] && ws[1] == ':')
+        return "a drive's root: everything on it would be in reach";
+    if (profile && *profile && beneath(ws, profile) && beneath(profile, ws))
+        return "your user profile: every file in it (keys, tokens, other projects) would be in reach";
+    if (profile && *profile && beneath(profile, ws))
+        return "a parent of your user profile: your whole profile would be in reach";
+    static const char *const system[] = { "SystemRoot", "ProgramFiles", "ProgramFiles(x86)", "ProgramData" };
+    for (size_t i = 0; i < sizeof system / sizeof system[0]; i++)
+        if (getenv(system[i]) && *getenv(system[i]) && beneath(ws, getenv(system[i])))
+            return "a system directory: the host's own files would be the sandbox's workspace";
+    return NULL;
+}
+
+static int check_workspace(const rf_win_plan *p, const json_t *tree, rf_error **err)
+{
+    const char *why = sensitive(p->workspace);
+    if (!why || json_is_true(json_object_get(tree, "allow_sensitive_workspace")))
+        return 0;
+    rf_error_set(err, 0, "workspace: %s is %s", p->workspace, why);
+    return rf_error_hint_set(err, "run it from a project directory or pass --workspace DIR; "
+                                  "allow_sensitive_workspace: true accepts it anyway");
+}
+
 static char *join(const char *a, const char *b)
 {
     char *s = NULL;
@@ -78,7 +116,16 @@ static int read_paths(rf_win_plan *p, const json_t *tree, const rf_win_context *
     if (!p->instance_root)
         return -1;
     p->user_env = join(p->instance_root, "runtime-user-env");
-    return p->user_env ? 0 : rf_error_set(err, ENOMEM, "plan");
+    if (!p->user_env)
+        return rf_error_set(err, ENOMEM, "plan");
+    /* chdir: where the command starts, inside the workspace only. */
+    const char *chdir = json_string_value(json_object_get(tree, "chdir"));
+    p->cwd = chdir ? full_path(chdir, "chdir", err) : strdup(p->workspace);
+    if (p->cwd && chdir && !beneath(p->cwd, p->workspace)) {
+        rf_error_set(err, 0, "chdir %s is outside the workspace %s", p->cwd, p->workspace);
+        return -1;
+    }
+    return p->cwd ? 0 : -1;
 }
 
 /* Made in this order (parents first); seed 000's AppData\Roaming and
@@ -96,7 +143,7 @@ static int plan_dirs(rf_win_plan *p)
 
 /* Seed 000's redirected variables, then the few the system needs to start
  * a program at all (a cleared environment without SystemRoot breaks
- * Winsock and most runtimes), then env.set from the policy. */
+ * Winsock and most runtimes), then env.keep and env.set from the policy. */
 static int plan_env(rf_win_plan *p, const json_t *tree)
 {
     static const char *const keep[] = { "SystemRoot", "windir", "SystemDrive", "ComSpec", "PATH", "PATHEXT",
@@ -111,6 +158,13 @@ static int plan_env(rf_win_plan *p, const json_t *tree)
     for (size_t i = 0; r == 0 && i < sizeof keep / sizeof keep[0]; i++)
         if (getenv(keep[i]))
             r = rf_strv_env_set(&p->env, keep[i], getenv(keep[i]));
+    /* env.keep: the caller's variables the policy names (absent: not set). */
+    const json_t *keep_more = json_object_get(json_object_get(tree, "env"), "keep");
+    for (size_t i = 0; r == 0 && i < json_array_size(keep_more); i++) {
+        const char *name = json_string_value(json_array_get(keep_more, i));
+        if (name && getenv(name))
+            r = rf_strv_env_set(&p->env, name, getenv(name));
+    }
     const json_t *set = json_object_get(json_object_get(tree, "env"), "set");
     const char *k;
     json_t *v;
@@ -153,6 +207,21 @@ static int refuse_backend(const json_t *tree, rf_error **err)
         return 0;
     rf_error_set(err, 0, "backend %s: not available on Windows, whose one backend is windows", b);
     return rf_error_hint_set(err, "remove the backend setting (or set it to auto)");
+}
+
+/* deny_paths hides paths on Linux; Windows has no view to hide them from
+ * (the low label stops writes, not reads): refused unless accepted weaker. */
+static int plan_deny_paths(rf_win_plan *p, const json_t *tree, rf_error **err)
+{
+    if (json_array_size(json_object_get(tree, "deny_paths")) == 0)
+        return 0;
+    if (!p->accept_weaker) {
+        rf_error_set(err, 0, "deny_paths: the windows backend cannot hide paths from the command (no mount view)");
+        return rf_error_hint_set(err, "remove deny_paths, or accept the weaker sandbox by name with "
+                                      "--accept-weaker (accept_weaker: true)");
+    }
+    return rf_strv_pushf(&p->warnings, "deny_paths: not enforced by the windows backend (accept_weaker): the "
+                                       "command can read them where your account may");
 }
 
 /* A network setting the user wrote (not the built-in default) that
@@ -243,8 +312,8 @@ static int fill(rf_win_plan *p, const rf_merged *m, const rf_win_context *ctx, c
 {
     p->accept_weaker = json_is_true(json_object_get(m->tree, "accept_weaker"));
     if (check_argv(argv, err) < 0 || refuse_backend(m->tree, err) < 0 || refuse_expose(m->tree, err) < 0 ||
-        read_paths(p, m->tree, ctx, err) < 0 || plan_limits(p, m->tree, err) < 0 ||
-        plan_network(p, m, err) < 0)
+        read_paths(p, m->tree, ctx, err) < 0 || check_workspace(p, m->tree, err) < 0 ||
+        plan_limits(p, m->tree, err) < 0 || plan_network(p, m, err) < 0 || plan_deny_paths(p, m->tree, err) < 0)
         return -1;
     p->argv = rf_strv_copy(argv);
     if (!p->argv || plan_dirs(p) < 0 || plan_env(p, m->tree) < 0 || plan_protected(p, m->tree) < 0 ||
@@ -280,6 +349,7 @@ RF_EXPORT void rf_win_plan_free(rf_win_plan *p)
     if (!p)
         return;
     free(p->workspace);
+    free(p->cwd);
     free(p->instance_root);
     free(p->user_env);
     rf_strv_free(p->dirs);
