@@ -15,7 +15,7 @@
 extern char **environ;
 
 enum { OPT_CONFIG = 256, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS, OPT_CPU, OPT_WORKSPACE, OPT_NETWORK,
-       OPT_ACCEPT_WEAKER, OPT_LOG_LEVEL, OPT_HELP };
+       OPT_ACCEPT_WEAKER, OPT_ALLOW_SENSITIVE, OPT_LOG_LEVEL, OPT_HELP };
 
 static const struct option options[] = {
     { "config", required_argument, NULL, OPT_CONFIG },
@@ -26,6 +26,7 @@ static const struct option options[] = {
     { "workspace", required_argument, NULL, OPT_WORKSPACE },
     { "network", required_argument, NULL, OPT_NETWORK },
     { "accept-weaker", no_argument, NULL, OPT_ACCEPT_WEAKER },
+    { "allow-sensitive-workspace", no_argument, NULL, OPT_ALLOW_SENSITIVE },
     { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
@@ -49,6 +50,8 @@ static const char usage_text[] =
     "  --cpu N            CPU rate cap in CPUs, e.g. 0.5\n"
     "  --network MODE     host (none and allowlist cannot be enforced: refused)\n"
     "  --accept-weaker    run although a setting cannot be enforced (listed)\n"
+    "  --allow-sensitive-workspace  accept your profile, a drive or a system\n"
+    "                     directory as the workspace (all of it labelled low)\n"
     "  --log-level debug  print the access rules on stderr before starting\n"
     "\n"
     "Exit status: the command's own; 124 timed out; 125 ringfence failed;\n"
@@ -115,6 +118,8 @@ static int option(cli *c, int opt, const char *arg)
         return json_object_set_new(c->flags, "network", json_pack("{s:s}", "mode", arg)), 0;
     case OPT_ACCEPT_WEAKER:
         return json_object_set_new(c->flags, "accept_weaker", json_true()), 0;
+    case OPT_ALLOW_SENSITIVE:
+        return json_object_set_new(c->flags, "allow_sensitive_workspace", json_true()), 0;
     case OPT_LOG_LEVEL:
         if (strcmp(arg, "debug") && strcmp(arg, "info") && strcmp(arg, "warning") && strcmp(arg, "error"))
             return usage_error("--log-level: expected debug, info, warning or error, got", arg);

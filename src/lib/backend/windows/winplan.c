@@ -83,7 +83,7 @@ static int check_workspace(const rf_win_plan *p, const json_t *tree, rf_error **
         return 0;
     rf_error_set(err, 0, "workspace: %s is %s", p->workspace, why);
     return rf_error_hint_set(err, "run it from a project directory or pass --workspace DIR; "
-                                  "allow_sensitive_workspace: true accepts it anyway");
+                                  "--allow-sensitive-workspace (allow_sensitive_workspace: true) accepts it anyway");
 }
 
 static char *join(const char *a, const char *b)
