@@ -149,7 +149,9 @@ static int parse(cli *c, int argc, char **argv)
             return r;
     }
     char *text = json_dumps(c->flags, 0);
-    int r = text && rf_config_add_json(c->cfg, "flags", text, &err) < 0 ? report(err) : text ? 0 : RF_EXIT_FAILURE;
+    if (!text)
+        return RF_EXIT_FAILURE;
+    int r = rf_config_add_json(c->cfg, "flags", text, &err) < 0 ? report(err) : 0;
     free(text);
     return r;
 }
