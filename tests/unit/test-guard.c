@@ -408,33 +408,6 @@ static void test_limits(void)
     rf_guard_free(g);
 }
 
-static void test_policy(void)
-{
-    rf_config *cfg = rf_config_new();
-    rf_error *err = NULL;
-    char json[512];
-    snprintf(json, sizeof json,
-             "{\"workspace\":\"%s\",\"tools\":{\"exec\":{\"custom_deny_patterns\":[\"\\\\bmake\\\\b\"],"
-             "\"custom_allow_patterns\":[\"^git push origin main$\"]}}}", ws);
-    int r = rf_config_add_json(cfg, "test", json, &err);
-    rf_context ctx = { .cwd = ws, .home = "/home/tester", .user = "tester", .tmpdir = "/tmp" };
-    rf_policy *p = r == 0 ? rf_policy_resolve(cfg, &ctx, &err) : NULL;
-    if (!ok(p != NULL, "policy resolves"))
-        printf("# %s\n", rf_error_message(err));
-    rf_guard *g = p ? rf_guard_new_for_policy(p, &err) : NULL;
-    ok(g != NULL, "guard from the policy");
-    if (g) {
-        expect(g, "make all", RF_GUARD_BLOCKED_PATTERN, "\\bmake\\b");
-        expect(g, "git push origin main", RF_GUARD_ALLOWED, NULL);
-        expect(g, "rm -rf x", RF_GUARD_BLOCKED_PATTERN, NULL);
-        expect(g, "cat /etc/passwd", RF_GUARD_BLOCKED_PATH, NULL);
-    }
-    rf_guard_free(g);
-    rf_policy_free(p);
-    rf_config_free(cfg);
-    rf_error_free(err);
-}
-
 /* Without the JIT (a guard for one command, `ringfence exec`), the same
  * verdict, pattern and detail for every command of both corpora. */
 static void test_jit_and_interpreter_agree(void)
@@ -491,7 +464,6 @@ int main(void)
     test_allow();
     test_errors();
     test_limits();
-    test_policy();
     test_jit_and_interpreter_agree();
     rmdir(ws);
     return done_testing();

@@ -5,6 +5,7 @@
  * into this schema first, so there is one merge and one validator. */
 #pragma once
 #include "ringfence.h"
+#include "util/format.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -57,7 +58,7 @@ typedef struct rf_merged {
 
 int rf_config_add_layer(rf_config *cfg, const char *origin, json_t *root, unsigned flags,
                         rf_error **err); /* steals root, also on failure */
-int rf_config_add_warning(rf_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rf_config_add_warning(rf_config *cfg, const char *fmt, ...) RF_PRINTF(2, 3);
 int rf_config_merge(const rf_config *cfg, rf_merged *out, bool check_agent, rf_error **err);
 void rf_merged_clear(rf_merged *m);
 /* Where a merged value came from: path like "expose[2].mode". NULL if it is
@@ -71,6 +72,10 @@ int rf_schema_check(const json_t *root, const char *origin, rf_error **err);
 void rf_config_normalise_network(json_t *root);
 /* The closest known key to `key` among the schema's keys, or NULL. */
 const char *rf_schema_suggest(const char *key, const char *const *candidates);
+/* Read a configuration file (at most RF_CONFIG_MAX_FILE_BYTES) into a
+ * malloc'd, NUL-terminated buffer; `nofollow`: a symbolic link is refused
+ * (a workspace file is the confined agent's). read-posix.c, read-windows.c. */
+int rf_config_read_file(const char *path, bool nofollow, char **out, size_t *len, rf_error **err);
 /* Readers (load.c, yaml.c, compat_*.c, env.c). */
 json_t *rf_yaml_parse(const char *text, size_t len, const char *origin, rf_error **err);
 /* profile.c: a valid profile name; load the named profiles as layers, in

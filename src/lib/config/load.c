@@ -10,10 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 RF_EXPORT int rf_config_format_parse(const char *name)
 {
@@ -22,50 +19,6 @@ RF_EXPORT int rf_config_format_parse(const char *name)
         if (!strcmp(name, names[i]))
             return i;
     return -1;
-}
-
-static int read_file(const char *path, bool nofollow, char **out, size_t *len, rf_error **err)
-{
-    /* A workspace file is the confined agent's: it must not be a symlink
-     * that points ringfence (maybe root) at a file the agent cannot read. */
-    _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
-                                            (nofollow ? O_NOFOLLOW : 0));
-    if (fd < 0 && errno == ELOOP && nofollow) {
-        rf_error_set(err, 0, "workspace configuration file %s is a symbolic link", path);
-        return rf_error_hint_set(err, "replace the link with a regular file");
-    }
-    if (fd < 0)
-        return rf_error_set(err, errno, "cannot read configuration file %s", path);
-    struct stat st;
-    if (fstat(fd, &st) < 0)
-        return rf_error_set(err, errno, "cannot read configuration file %s", path);
-    if (!S_ISREG(st.st_mode))
-        return rf_error_set(err, 0, "configuration file %s is not a regular file", path);
-    if (st.st_size > RF_CONFIG_MAX_FILE_BYTES) {
-        rf_error_set(err, 0, "configuration file %s is larger than 1 MiB", path);
-        return rf_error_hint_set(err, "keep configuration files small; split large rule lists");
-    }
-    /* Read to EOF, not to st_size: the file may grow; the cap still holds. */
-    _cleanup_free_ char *buf = malloc(RF_CONFIG_MAX_FILE_BYTES + 2);
-    if (!buf)
-        return rf_error_set(err, ENOMEM, "reading %s", path);
-    size_t n = 0;
-    while (n <= RF_CONFIG_MAX_FILE_BYTES) {
-        ssize_t r = read(fd, buf + n, RF_CONFIG_MAX_FILE_BYTES + 1 - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return rf_error_set(err, errno, "cannot read configuration file %s", path);
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    if (n > RF_CONFIG_MAX_FILE_BYTES)
-        return rf_error_set(err, 0, "configuration file %s is larger than 1 MiB", path);
-    buf[n] = '\0';
-    *out = steal_ptr(&buf);
-    *len = n;
-    return 0;
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -145,7 +98,7 @@ int rf_config_load_file_flags(rf_config *cfg, const char *path, rf_config_format
 {
     _cleanup_free_ char *text = NULL;
     size_t len = 0;
-    if (read_file(path, flags & RF_LAYER_WORKSPACE, &text, &len, err) < 0)
+    if (rf_config_read_file(path, flags & RF_LAYER_WORKSPACE, &text, &len, err) < 0)
         return -1;
     return rf_config_load_text(cfg, path, text, len, format, flags, err);
 }

@@ -304,13 +304,17 @@ int rf_config_merge(const rf_config *cfg, rf_merged *out, bool check_agent, rf_e
     out->tree = st.tree;
     out->origins = st.org;
     if (check_agent && cfg->agent && !st.agent_found && !cfg->agent_external) {
-        _cleanup_free_ char *known = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&known, &len);
-        for (size_t i = 0; f && st.agent_ids && st.agent_ids[i]; i++)
-            fprintf(f, "%s%s", i ? ", " : "", st.agent_ids[i]);
-        if (f)
-            fclose(f);
+        /* Joined by hand, not with open_memstream: the config stage is
+         * also built for Windows, which has none. */
+        size_t len = 1;
+        for (size_t i = 0; st.agent_ids && st.agent_ids[i]; i++)
+            len += strlen(st.agent_ids[i]) + 2;
+        _cleanup_free_ char *known = calloc(1, len);
+        for (size_t i = 0; known && st.agent_ids && st.agent_ids[i]; i++) {
+            if (i)
+                strcat(known, ", ");
+            strcat(known, st.agent_ids[i]);
+        }
         rf_strv_free(st.agent_ids);
         rf_merged_clear(out);
         rf_error_set(err, 0, "agent '%s' is not defined in any configuration layer", cfg->agent);

@@ -8,22 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Read-only inside when they exist in the workspace: its own policy, git
- * hooks, and, for a workspace that is (or holds) a home directory, the
- * places that run code or grant access outside any sandbox later: shell
- * startup files, ssh, autostart and systemd user units, ringfence's own
- * user config (a trusted layer for the next run). */
-static const char *const default_protected[] = {
-    ".git/hooks", ".ringfence.json", ".ringfence.yaml", ".ringfence.yml", ".mittorc",
-    ".config/ringfence", ".ssh", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
-    ".profile", ".zshrc", ".zshenv", ".zprofile", ".config/autostart", ".config/systemd", NULL,
-};
-
-const char *const *rf_policy_default_protected(void)
-{
-    return default_protected;
-}
-
 void rf_policy_init_defaults(rf_policy *p)
 {
     memset(p, 0, sizeof(*p));
@@ -35,8 +19,8 @@ void rf_policy_init_defaults(rf_policy *p)
     p->map_root_to = 65534;
     p->landlock = RF_LANDLOCK_BEST_EFFORT;
     p->seccomp = RF_SECCOMP_DEFAULT;
-    for (size_t i = 0; default_protected[i]; i++)
-        rf_strv_push(&p->protected_paths, default_protected[i]);
+    for (const char *const *d = rf_policy_default_protected(); *d; d++)
+        rf_strv_push(&p->protected_paths, *d);
     p->tools.exec.enable_deny_patterns = true;
     p->tools.exec.timeout_s = 60; /* seed 001 */
     p->tools.max_read_bytes = 1024 * 1024;

@@ -4,6 +4,7 @@
  * file or the environment. Built by rf_policy_resolve() from a rf_config. */
 #pragma once
 #include "ringfence.h"
+#include "policy/protected.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -126,8 +127,7 @@ struct json_t *rf_net_policy_json(rf_net_mode mode, const rf_net_policy *n);
 /* Fill a policy with the built-in defaults (no paths). */
 void rf_policy_init_defaults(rf_policy *p);
 void rf_policy_clear(rf_policy *p);
-/* The built-in protected_paths (workspace-relative, NULL-terminated). */
-const char *const *rf_policy_default_protected(void);
+/* The built-in protected_paths: rf_policy_default_protected(), protected.h. */
 
 /* "native", "landlock", ... */
 const char *rf_policy_backend_name(rf_backend_kind b);

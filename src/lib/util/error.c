@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-__attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_list ap)
+RF_PRINTF(1, 0) static char *vformat(const char *fmt, va_list ap)
 {
     char *s = NULL;
     if (vasprintf(&s, fmt, ap) < 0)
@@ -14,7 +14,7 @@ __attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_l
     return s;
 }
 
-__attribute__((format(printf, 4, 0))) static int error_vset(rf_error **err, int exit_code, int errnum, const char *fmt, va_list ap)
+RF_PRINTF(4, 0) static int error_vset(rf_error **err, int exit_code, int errnum, const char *fmt, va_list ap)
 {
     if (!err || *err)
         return -1;

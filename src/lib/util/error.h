@@ -5,6 +5,7 @@
  * context with rf_error_prefix() as the error travels up. */
 #pragma once
 #include "ringfence.h"
+#include "util/format.h"
 #include <stdarg.h>
 
 struct rf_error {
@@ -17,13 +18,13 @@ struct rf_error {
 /* Fill *err (if err is non-NULL and *err is NULL) and return -1. errnum may
  * be 0; when non-zero, ": strerror(errnum)" is appended. */
 int rf_error_set(rf_error **err, int errnum, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    RF_PRINTF(3, 4);
 /* Same, with an exit code other than RF_EXIT_FAILURE (125). */
 int rf_error_set_code(rf_error **err, int exit_code, int errnum, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    RF_PRINTF(4, 5);
 /* Attach or replace the hint of *err. Returns -1 for tail calls. */
 int rf_error_hint_set(rf_error **err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    RF_PRINTF(2, 3);
 /* Prepend "context: " to the message of *err. Returns -1. */
 int rf_error_prefix(rf_error **err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    RF_PRINTF(2, 3);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* NULL-terminated string vectors (char **), the shape execve() wants. */
 #pragma once
+#include "util/format.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -12,7 +14,7 @@ int rf_strv_push_unique(char ***v, const char *s);
 /* Append, taking ownership of s (freed on failure). */
 int rf_strv_push_take(char ***v, char *s);
 /* Append a printf-formatted string. */
-int rf_strv_pushf(char ***v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rf_strv_pushf(char ***v, const char *fmt, ...) RF_PRINTF(2, 3);
 bool rf_strv_contains(char *const *v, const char *s);
 char **rf_strv_copy(char *const *v);
 void rf_strv_free(char **v);
