@@ -23,6 +23,7 @@
 typedef struct hs {
     rf_net_proxy *p;
     int fd;
+    bool routed; /* served as a credential route: no longer a handshake */
     char buf[RF_NET_HEAD_MAX];
     size_t len;
     struct timespec deadline;
@@ -195,8 +196,33 @@ static int hand_off(hs *h, int upstream, size_t dest, const char *first, size_t 
     return 0;
 }
 
+/* "METHOD /route/...": a request for a route, not a proxy request. Its
+ * thread serves the connection from now on, so it gives its handshake
+ * slot back (the connection cap still counts it). */
+static bool route_request(hs *h)
+{
+    const char *sp = memchr(h->buf, ' ', h->len);
+    size_t plen = strlen(RF_ROUTE_PATH);
+    if (!sp || (size_t)(h->buf + h->len - sp - 1) < plen || memcmp(sp + 1, RF_ROUTE_PATH, plen))
+        return false;
+    pthread_mutex_lock(&h->p->lock);
+    h->p->handshakes--;
+    pthread_mutex_unlock(&h->p->lock);
+    h->routed = true;
+    rf_net_relay *wake = NULL;
+    ssize_t w = write(h->p->handoff[1], &wake, sizeof wake);
+    (void)w;
+    rf_net_route_serve(h->p, h->fd, h->buf, h->len);
+    return true;
+}
+
 static void serve_http(hs *h)
 {
+    /* Enough of the request line to tell a route from a proxy request. */
+    while (h->len < 16 && !memchr(h->buf, '\n', h->len) && read_more(h))
+        ;
+    if (route_request(h))
+        return;
     rf_net_request req;
     rf_net_parse_result pr;
     while ((pr = rf_net_parse_http(h->buf, h->len, &req)) == RF_NET_PARSE_MORE && read_more(h))
@@ -312,7 +338,7 @@ void *rf_net_handshake_main(void *arg)
     rf_net_client *c = arg;
     rf_net_proxy *p = c->proxy;
     hs *h = calloc(1, sizeof *h);
-    bool handed = false;
+    bool handed = false, routed = false;
     if (h) {
         h->p = p;
         h->fd = c->fd;
@@ -323,6 +349,7 @@ void *rf_net_handshake_main(void *arg)
         else if (read_more(h))
             (h->buf[0] == 5 ? serve_socks : serve_http)(h);
         handed = h->fd < 0;
+        routed = h->routed;
         if (h->fd >= 0)
             close(h->fd);
         free(h);
@@ -331,7 +358,8 @@ void *rf_net_handshake_main(void *arg)
     }
     free(c);
     pthread_mutex_lock(&p->lock);
-    p->handshakes--;
+    if (!routed)
+        p->handshakes--;
     if (!handed)
         p->conns--; /* a relay gives its slot back when it closes */
     pthread_mutex_unlock(&p->lock);

@@ -4,6 +4,7 @@
  * (bytes both ways, in one epoll loop). */
 #pragma once
 #include "net/net.h"
+#include "net/route.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -46,6 +47,7 @@ typedef struct rf_net_listener {
 
 struct rf_net_proxy {
     rf_net_rules rules;
+    rf_route_table routes; /* credential routes (route.c); counters under `lock` */
     rf_net_listener listeners[1 + RF_NET_MAX_PUBLISH];
     size_t n_listeners;
     int epfd;
@@ -87,6 +89,13 @@ size_t rf_net_note(rf_net_proxy *p, const char *host, uint16_t port, const char 
 void rf_net_note_failed(rf_net_proxy *p);
 void rf_net_add_bytes(rf_net_proxy *p, size_t dest, uint64_t up, uint64_t down);
 void rf_net_unref(rf_net_proxy *p);
+/* A line (ending in \n) on the log fd, within the cap on lines. */
+void rf_net_log(rf_net_proxy *p, const char *line);
+
+/* route_serve.c: a client whose first request is for /route/NAME/...,
+ * served on the calling (handshake) thread until the connection ends.
+ * `fd` stays the caller's; buf[0..len) is what was read of it already. */
+void rf_net_route_serve(rf_net_proxy *p, int fd, const char *buf, size_t len);
 
 /* relay.c: owned by the loop thread once handed off. `first_up` is sent
  * upstream before anything else (a rewritten HTTP head, pipelined bytes). */

@@ -37,6 +37,19 @@ static void log_blocked(rf_net_proxy *p, const char *host, uint16_t port, const 
     }
 }
 
+void rf_net_log(rf_net_proxy *p, const char *line)
+{
+    pthread_mutex_lock(&p->lock);
+    if (p->log_fd >= 0 && p->logged <= RF_NET_MAX_LOG_LINES) {
+        const char *more = "ringfence: network: more blocked attempts; see the status JSON\n";
+        const char *text = ++p->logged > RF_NET_MAX_LOG_LINES ? more : line;
+        if (write(p->log_fd, text, strlen(text)) < 0) {
+            /* nowhere left to say it */
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
 size_t rf_net_note(rf_net_proxy *p, const char *host, uint16_t port, const char *reason)
 {
     size_t idx = SIZE_MAX;
@@ -101,6 +114,7 @@ static void proxy_destroy(rf_net_proxy *p)
     free(p->dests);
     free(p->chunk);
     rf_net_rules_clear(&p->rules);
+    rf_route_table_clear(&p->routes);
     pthread_mutex_destroy(&p->lock);
     pthread_mutex_destroy(&p->chan_lock);
     free(p);
@@ -264,6 +278,14 @@ static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error
         proxy_destroy(p);
         return NULL;
     }
+    char *why = NULL;
+    if (rf_route_table_build(&p->routes, policy->routes, &why) < 0) {
+        rf_error_set(err, 0, "network: %s", why ? why : "routes: out of memory");
+        rf_error_hint_set(err, "check the route's CA file (--route-ca NAME:FILE, a PEM bundle) and URL");
+        free(why);
+        proxy_destroy(p);
+        return NULL;
+    }
     p->epfd = epoll_create1(EPOLL_CLOEXEC);
     p->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (p->epfd < 0 || p->stop_fd < 0 || pipe2(p->handoff, O_CLOEXEC | O_NONBLOCK) < 0) {
@@ -417,6 +439,20 @@ static json_t *dests_json(const rf_net_proxy *p, bool allowed)
     return a;
 }
 
+/* Per route: requests, bytes, refusals; names only, never a header. */
+static json_t *routes_json(const rf_net_proxy *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->routes.n; i++) {
+        const rf_route *r = &p->routes.routes[i];
+        json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "name", r->name, "requests",
+                                           (json_int_t)r->requests, "refusals", (json_int_t)r->refusals, "errors",
+                                           (json_int_t)r->errors, "bytes_sent", (json_int_t)r->up,
+                                           "bytes_received", (json_int_t)r->down));
+    }
+    return a;
+}
+
 char *rf_net_proxy_report(rf_net_proxy *p)
 {
     pthread_mutex_lock(&p->lock);
@@ -426,6 +462,8 @@ char *rf_net_proxy_report(rf_net_proxy *p)
                           "bytes_sent", (json_int_t)p->up_total, "bytes_received", (json_int_t)p->down_total,
                           "allowed", dests_json(p, true), "blocked_destinations", dests_json(p, false),
                           "truncated", p->dests_truncated);
+    if (o && p->routes.n)
+        json_object_set_new(o, "routes", routes_json(p));
     pthread_mutex_unlock(&p->lock);
     char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
