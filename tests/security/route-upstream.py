@@ -14,6 +14,7 @@
 #   anything else          {"ok": true}
 import http.server
 import json
+import socket
 import socketserver
 import ssl
 import sys
@@ -34,6 +35,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+    def setup(self):
+        super().setup()
+        # As event-stream servers do: each event leaves at once (no Nagle).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def read_body(self):
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
