@@ -48,7 +48,7 @@ $PY "$HERE/route-upstream.py" "$LOG" good "$S/srv.pem" "$S/srv.key" other "$S/sr
     >"$SCRATCH/ports" 2>&1 &
 srv_pid=$!
 at_exit "kill $srv_pid 2>/dev/null"
-wait_until 10 grep -q '^wrong ' "$SCRATCH/ports" || { fail "upstream starts"; diag "$(cat "$SCRATCH/ports")"; exit 0; }
+wait_until 10 grep -qs '^wrong ' "$SCRATCH/ports" || { fail "upstream starts"; diag "$(cat "$SCRATCH/ports")"; exit 0; }
 port() { awk -v n="$1" '$1 == n {print $2}' "$SCRATCH/ports"; }
 GOOD=$(port good)
 

@@ -205,14 +205,20 @@ static bool route_request(hs *h)
     size_t plen = strlen(RF_ROUTE_PATH);
     if (!sp || (size_t)(h->buf + h->len - sp - 1) < plen || memcmp(sp + 1, RF_ROUTE_PATH, plen))
         return false;
-    pthread_mutex_lock(&h->p->lock);
-    h->p->handshakes--;
-    pthread_mutex_unlock(&h->p->lock);
+    rf_net_proxy *p = h->p;
+    pthread_mutex_lock(&p->lock);
+    p->handshakes--;
+    p->sessions++;
+    pthread_mutex_unlock(&p->lock);
     h->routed = true;
     rf_net_relay *wake = NULL;
-    ssize_t w = write(h->p->handoff[1], &wake, sizeof wake);
+    ssize_t w = write(p->handoff[1], &wake, sizeof wake);
     (void)w;
-    rf_net_route_serve(h->p, h->fd, h->buf, h->len);
+    rf_net_route_serve(p, h->fd, h->buf, h->len);
+    pthread_mutex_lock(&p->lock);
+    if (--p->sessions == 0)
+        pthread_cond_broadcast(&p->sessions_done);
+    pthread_mutex_unlock(&p->lock);
     return true;
 }
 

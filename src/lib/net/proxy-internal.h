@@ -19,6 +19,7 @@
 #define RF_NET_MAX_LOG_LINES 50     /* blocked lines on the log fd */
 #define RF_NET_MAX_PUBLISH 16
 #define RF_NET_RELAY_CHUNK (256 * 1024) /* one peek of the relay loop */
+#define RF_NET_SESSION_END_MS 2000  /* stopping: how long route connections get to end */
 
 typedef struct rf_net_dest {
     char *host;
@@ -64,6 +65,8 @@ struct rf_net_proxy {
 
     pthread_mutex_t lock; /* everything below */
     unsigned refs;        /* the owner + each handshake thread */
+    unsigned sessions;    /* route connections being served (route_serve.c) */
+    pthread_cond_t sessions_done;
     unsigned handshakes, conns; /* conns: handshakes + relays */
     unsigned logged;
     rf_net_dest *dests;

@@ -19,6 +19,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 static void log_blocked(rf_net_proxy *p, const char *host, uint16_t port, const char *reason)
@@ -117,6 +118,7 @@ static void proxy_destroy(rf_net_proxy *p)
     rf_route_table_clear(&p->routes);
     pthread_mutex_destroy(&p->lock);
     pthread_mutex_destroy(&p->chan_lock);
+    pthread_cond_destroy(&p->sessions_done);
     free(p);
 }
 
@@ -271,6 +273,7 @@ static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error
     p->log_fd = log_fd;
     p->refs = 1;
     pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->sessions_done, NULL);
     p->dests = calloc(RF_NET_MAX_DESTS, sizeof *p->dests);
     p->chunk = malloc(RF_NET_RELAY_CHUNK);
     if (!p->dests || !p->chunk || rf_net_rules_build(policy, &p->rules) < 0) {
@@ -401,6 +404,21 @@ int rf_net_proxy_run(rf_net_proxy *p, rf_error **err)
     return 0;
 }
 
+/* Route connections see the stop on their next wait and end, closing
+ * their upstream connections: wait for them (briefly: a cmd: source may
+ * be running), so the report's counts are final and nothing of theirs
+ * outlives the sandbox. */
+static void wait_sessions(rf_net_proxy *p)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += RF_NET_SESSION_END_MS / 1000;
+    pthread_mutex_lock(&p->lock);
+    while (p->sessions > 0 && pthread_cond_timedwait(&p->sessions_done, &p->lock, &until) == 0)
+        ;
+    pthread_mutex_unlock(&p->lock);
+}
+
 void rf_net_proxy_stop(rf_net_proxy *p)
 {
     if (!p || atomic_exchange(&p->stopping, true))
@@ -412,6 +430,7 @@ void rf_net_proxy_stop(rf_net_proxy *p)
     if (p->loop_started)
         pthread_join(p->loop, NULL);
     p->loop_started = false;
+    wait_sessions(p);
 }
 
 void rf_net_proxy_free(rf_net_proxy *p)
