@@ -51,9 +51,9 @@ echo "1. throughput: ${size_mb} MiB down and up with curl"
 hyperfine -N --warmup 1 --runs 3 --export-json "$out" --output=null \
     -n down-direct "$dcurl -o /dev/null $direct/v1/big?n=$bytes" \
     -n down-route "$rf run ${route[*]} -- curl -sS -o /dev/null http://127.0.0.1:3128/route/b/v1/big?n=$bytes" \
-    -n up-direct "$dcurl -o /dev/null -X POST -H Expect: --data-binary @$top_tmp/up.bin $direct/v1/upload" \
-    -n up-route "$rf run ${route[*]} -- curl -sS -o /dev/null -X POST --data-binary @$top_tmp/up.bin http://127.0.0.1:3128/route/b/v1/upload" \
-    >/dev/null 2>&1
+    -n up-direct "$dcurl -o /dev/null -X POST -H Expect: -T $top_tmp/up.bin $direct/v1/upload" \
+    -n up-route "$rf run ${route[*]} -- curl -sS -o /dev/null -X POST -T $top_tmp/up.bin http://127.0.0.1:3128/route/b/v1/upload" \
+    >"$top_tmp/hyperfine.log" 2>&1 || { cat "$top_tmp/hyperfine.log"; exit 1; }
 $PY - "$out" "$size_mb" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}

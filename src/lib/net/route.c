@@ -127,23 +127,25 @@ const char *rf_route_check(const rf_route *r, const char *method, size_t mlen, c
 {
     if (!r->allow)
         return NULL;
-    char p[RF_ROUTE_HEAD_MAX], m[64];
     size_t q = strcspn(path, "? ");
     if (q > plen)
         q = plen;
-    if (q >= sizeof p || mlen >= sizeof m)
+    char m[64], *p = q ? strndup(path, q) : strdup("/"); /* on the heap: the stack of a kept connection's
+                                                            thread stays small */
+    if (!p || mlen >= sizeof m) {
+        free(p);
         return "not in the route's allow rules";
-    if (q == 0)
-        snprintf(p, sizeof p, "/");
-    else
-        snprintf(p, sizeof p, "%.*s", (int)q, path);
+    }
     snprintf(m, sizeof m, "%.*s", (int)mlen, method);
     for (size_t i = 0; r->allow[i]; i++) {
         const char *sp = strchr(r->allow[i], ' ');
         size_t rm = (size_t)(sp - r->allow[i]);
         bool method_ok = (rm == 1 && r->allow[i][0] == '*') || (rm == mlen && !strncmp(r->allow[i], m, rm));
-        if (method_ok && fnmatch(sp + 1, p, 0) == 0)
+        if (method_ok && fnmatch(sp + 1, p, 0) == 0) {
+            free(p);
             return NULL;
+        }
     }
+    free(p);
     return "not in the route's allow rules";
 }

@@ -27,10 +27,16 @@
 #define IO_TIMEOUT_MS (RF_NET_IDLE_S * 1000)
 #define CONNECT_TIMEOUT_MS (RF_NET_HANDSHAKE_S * 1000)
 
+/* An idle kept-alive connection should cost little (issue 28: 64 KiB):
+ * the client's read-ahead is the handshake's buffer, the upstream's is
+ * allocated for a response and freed after it, and bodies go through a
+ * buffer that lives as long as the body. */
+#define BODY_CHUNK (64 * 1024)
+
 typedef struct io {
     int fd;
     SSL *ssl;
-    char buf[RF_ROUTE_HEAD_MAX]; /* read ahead: a head, or the start of a body */
+    char *buf; /* RF_ROUTE_HEAD_MAX bytes read ahead: a head, or the start of a body */
     size_t len;
 } io;
 
@@ -112,6 +118,23 @@ static void io_consume(io *c, size_t n)
     c->len -= n;
 }
 
+/* The upstream's read-ahead, when a response is expected. */
+static int up_buf(session *s)
+{
+    if (!s->up.buf && !(s->up.buf = malloc(RF_ROUTE_HEAD_MAX)))
+        return -1;
+    return 0;
+}
+
+/* Between responses nothing is read ahead: give the buffer back. */
+static void up_idle(session *s)
+{
+    if (s->up.len == 0) {
+        free(s->up.buf);
+        s->up.buf = NULL;
+    }
+}
+
 static void up_close(session *s)
 {
     if (s->up.ssl) {
@@ -122,6 +145,8 @@ static void up_close(session *s)
         close(s->up.fd);
     s->up.fd = -1;
     s->up.len = 0;
+    free(s->up.buf);
+    s->up.buf = NULL;
     s->up_route = NULL;
 }
 
@@ -295,38 +320,58 @@ static char *upstream_head(session *s, rf_route *r, const rf_route_req *q, size_
     return h;
 }
 
-/* Copy a body from `from` to `to`: its read-ahead first, then reads, each
- * written on at once. Bytes past the body's end stay in from->buf. */
+/* How much of from->buf (its read-ahead) belongs to the body. */
+static ssize_t body_part(rf_chunked *ck, const io *from, rf_body_kind kind, uint64_t left)
+{
+    if (kind == RF_BODY_CHUNKED)
+        return rf_chunked_feed(ck, from->buf, from->len);
+    return (ssize_t)(kind == RF_BODY_LENGTH && from->len > left ? left : from->len);
+}
+
+/* Copy a body from `from` to `to`, each read written on at once. A body
+ * of known length is read in BODY_CHUNK pieces, never past its end; a
+ * chunked one through from->buf, whose bytes past the body's end (the
+ * next request, pipelined) stay there. */
 static int relay_body(session *s, io *from, io *to, rf_body_kind kind, uint64_t length, uint64_t *count)
 {
     rf_chunked ck = { 0 };
     uint64_t left = length;
-    for (;;) {
-        if (from->len == 0) {
-            ssize_t n = io_read(s, from, from->buf, sizeof from->buf);
-            if (n == 0 && kind == RF_BODY_CLOSE)
-                return 0;
-            if (n <= 0)
-                return -1;
-            from->len = (size_t)n;
+    char *chunk = kind == RF_BODY_CHUNKED ? NULL : malloc(BODY_CHUNK);
+    int rc = kind == RF_BODY_CHUNKED || chunk ? 1 : -1;
+    while (rc > 0) {
+        const char *data = from->buf;
+        ssize_t take = 0;
+        if (from->len) {
+            take = body_part(&ck, from, kind, left);
+        } else {
+            size_t want = chunk ? (kind == RF_BODY_LENGTH && left < BODY_CHUNK ? (size_t)left : BODY_CHUNK)
+                                : RF_ROUTE_HEAD_MAX;
+            ssize_t n = io_read(s, from, chunk ? chunk : from->buf, want);
+            if (n <= 0) {
+                rc = n == 0 && kind == RF_BODY_CLOSE ? 0 : -1;
+                break;
+            }
+            if (chunk) {
+                data = chunk;
+                take = n;
+            } else {
+                from->len = (size_t)n;
+                take = body_part(&ck, from, kind, left);
+            }
         }
-        size_t take = from->len;
-        if (kind == RF_BODY_LENGTH && take > left)
-            take = (size_t)left;
-        if (kind == RF_BODY_CHUNKED) {
-            ssize_t t = rf_chunked_feed(&ck, from->buf, from->len);
-            if (t < 0)
-                return -1;
-            take = (size_t)t;
+        if (take < 0 || io_write(s, to, data, (size_t)take) < 0) {
+            rc = -1;
+            break;
         }
-        if (io_write(s, to, from->buf, take) < 0)
-            return -1;
-        *count += take;
-        io_consume(from, take);
-        left -= kind == RF_BODY_LENGTH ? take : 0;
+        *count += (uint64_t)take;
+        if (data == from->buf)
+            io_consume(from, (size_t)take);
+        left -= kind == RF_BODY_LENGTH ? (uint64_t)take : 0;
         if ((kind == RF_BODY_LENGTH && left == 0) || (kind == RF_BODY_CHUNKED && ck.done))
-            return 0;
+            rc = 0;
     }
+    free(chunk);
+    return rc;
 }
 
 /* Read a head into c->buf with `parse` deciding when it is whole. */
@@ -336,7 +381,7 @@ static int read_head(session *s, io *c, bool head_req, rf_route_resp *resp)
         int rc = rf_route_parse_response(c->buf, c->len, head_req, resp);
         if (rc != 0)
             return rc;
-        ssize_t n = io_read(s, c, c->buf + c->len, sizeof c->buf - c->len);
+        ssize_t n = io_read(s, c, c->buf + c->len, RF_ROUTE_HEAD_MAX - c->len);
         if (n <= 0)
             return -1;
         c->len += (size_t)n;
@@ -349,7 +394,7 @@ static int relay_response(session *s, rf_route *r, bool head_req)
 {
     rf_route_resp resp;
     for (;;) {
-        if (read_head(s, &s->up, head_req, &resp) < 0) {
+        if (up_buf(s) < 0 || read_head(s, &s->up, head_req, &resp) < 0) {
             refuse(s, r, 502, "ringfence: network: route %s: %s\n", r->name, "the upstream's response is malformed or missing");
             return -1;
         }
@@ -368,6 +413,8 @@ static int relay_response(session *s, rf_route *r, bool head_req)
         return -1;
     if (resp.close || resp.body == RF_BODY_CLOSE)
         up_close(s);
+    else
+        up_idle(s);
     return resp.body != RF_BODY_CLOSE;
 }
 
@@ -410,7 +457,7 @@ static int serve_one(session *s)
     rf_route_req q;
     int rc;
     while ((rc = rf_route_parse_request(s->client.buf, s->client.len, &q)) == 0) {
-        ssize_t n = io_read(s, &s->client, s->client.buf + s->client.len, sizeof s->client.buf - s->client.len);
+        ssize_t n = io_read(s, &s->client, s->client.buf + s->client.len, RF_ROUTE_HEAD_MAX - s->client.len);
         if (n <= 0)
             return -1;
         s->client.len += (size_t)n;
@@ -441,16 +488,15 @@ static int serve_one(session *s)
     return forward(s, r, &q) > 0 && q.keep_alive ? 1 : -1;
 }
 
-void rf_net_route_serve(rf_net_proxy *p, int fd, const char *buf, size_t len)
+void rf_net_route_serve(rf_net_proxy *p, int fd, char *buf, size_t len)
 {
+    _Static_assert(RF_NET_HEAD_MAX >= RF_ROUTE_HEAD_MAX, "the handshake's buffer holds a route's head");
     session *s = calloc(1, sizeof *s);
     if (!s)
         return;
     s->p = p;
-    s->client.fd = fd;
+    s->client = (io){ .fd = fd, .buf = buf, .len = len };
     s->up.fd = -1;
-    memcpy(s->client.buf, buf, len < sizeof s->client.buf ? len : sizeof s->client.buf);
-    s->client.len = len < sizeof s->client.buf ? len : sizeof s->client.buf;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     while (!atomic_load(&p->stopping) && serve_one(s) > 0)
