@@ -105,5 +105,10 @@ expect_exit 125 "a route with network host" rf plan --network host --route anthr
 contains "is refused" "$ERR" "network.routes"
 expect_exit 125 "a bad rule" rf plan --route "a=https://x.example" --route-allow "a:post v1" -- true
 contains "is refused with an example" "$ERR" "POST /v1/messages*"
+echo key >"$WS/key.txt"
+chmod 600 "$WS/key.txt"
+expect_exit 125 "a key file inside the workspace" rf plan --route "a=https://x.example" \
+    --route-header "a:x-api-key=file:$WS/key.txt" -- true
+contains "is refused: the command could read it" "$ERR" "is visible inside the sandbox"
 expect_exit 125 "a route-ca that does not load" rf run --route "a=https://x.example" --route-ca "a:$SCRATCH/none.pem" -- true
 contains "fails before the command runs, naming the file" "$ERR" "none.pem"

@@ -135,6 +135,29 @@ contains "ANTHROPIC_BASE_URL points at the route" "$OUT" "http://127.0.0.1:3128/
 check "the other host got the placeholder, never the key" \
     test "$(arrived other /x ringfence-route-placeholder)" = 1 -a "$(arrived other /x "$KEY")" = 0
 
+# The github preset, its URL pointed at the test upstream (a layer may
+# override a preset's URL): git inside rewrites https://github.com/ to the
+# route (GIT_CONFIG_* url.insteadOf) and the token arrives as Basic auth.
+if command -v git >/dev/null; then
+    printf '{"network": {"routes": {"github": {"preset": "github", "url": "https://upstream.test:%s", "ca": "%s"}}}}\n' \
+        "$GOOD" "$SCRATCH/ca.pem" >"$SCRATCH/github.json"
+    export GITHUB_TOKEN="$KEY"
+    # (The test upstream speaks no git: git falls back to dumb HTTP, whose
+    # GET /o/r/HEAD the preset's rules refuse.)
+    rf run --config "$SCRATCH/github.json" --add-host upstream.test:127.0.0.1 \
+        -- git ls-remote https://github.com/o/r >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+    contains "github preset: git's dumb-HTTP fallback is outside the rules" "$(cat "$SCRATCH/err")" \
+        "route github: refused GET /o/r/HEAD"
+    basic="Basic $(printf 'x-access-token:%s' "$KEY" | base64 -w0)"
+    check "git's request reached the upstream with the token as Basic auth" $PY -c '
+import json, sys
+hits = [e for e in map(json.loads, open(sys.argv[1])) if e.get("path", "").startswith("/o/r/info/refs")]
+assert hits and hits[-1]["headers"].get("Authorization") == sys.argv[2], hits' "$LOG" "$basic"
+    unset GITHUB_TOKEN
+else
+    skip "github preset through git" "git is not installed"
+fi
+
 # ── Rules: other methods and paths are refused, and say why ──
 expect_exit 0 "a DELETE on the route" route_run -- curl -sS -w '\n%{http_code}' -X DELETE "$URL/v1/messages"
 contains "answers 403" "$OUT" "403"
