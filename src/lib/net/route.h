@@ -71,6 +71,7 @@ typedef struct rf_route_req {
     const char *path; size_t path_len;    /* after /route/NAME, with the query; "" means "/" */
     rf_body_kind body;
     uint64_t length;
+    bool has_length;                      /* a Content-Length, 0 included (re-sent upstream) */
     bool keep_alive, expect_continue;
     size_t head_len;
     const char *fields[RF_ROUTE_FIELDS_MAX]; /* header lines to forward, each up to its CRLF */

@@ -310,7 +310,7 @@ static char *upstream_head(session *s, rf_route *r, const rf_route_req *q, size_
             w += sprintf(w, "%s", lines[i]);
         if (q->body == RF_BODY_CHUNKED)
             w += sprintf(w, "Transfer-Encoding: chunked\r\n");
-        else if (q->body == RF_BODY_LENGTH)
+        else if (q->has_length) /* 0 too: some servers want a POST's length even when empty */
             w += sprintf(w, "Content-Length: %llu\r\n", (unsigned long long)q->length);
         w += sprintf(w, "\r\n");
         *out_len = (size_t)(w - h);
