@@ -41,20 +41,6 @@ static void drop_secret_var(char **env, const char *var)
     }
 }
 
-static void drop_sources(char **env, const json_t *headers)
-{
-    const char *h;
-    json_t *v;
-    json_object_foreach((json_t *)headers, h, v) {
-        const char *src = json_string_value(v), *e = src ? strstr(src, "env:") : NULL;
-        /* The source's last "env:" begins its kind (after bearer:, basic:USER:). */
-        while (e && strstr(e + 4, "env:"))
-            e = strstr(e + 4, "env:");
-        if (e && !strstr(src, "cmd:") && !strstr(src, "file:"))
-            drop_secret_var(env, e + 4);
-    }
-}
-
 /* The source after bearer: or basic:USER:. */
 static const char *source_kind(const char *src)
 {
@@ -63,6 +49,17 @@ static const char *source_kind(const char *src)
     if (!strncmp(src, "basic:", 6) && strchr(src + 6, ':'))
         return strchr(src + 6, ':') + 1;
     return src;
+}
+
+static void drop_sources(char **env, const json_t *headers)
+{
+    const char *h;
+    json_t *v;
+    json_object_foreach((json_t *)headers, h, v) {
+        const char *src = source_kind(json_string_value(v) ?: "");
+        if (!strncmp(src, "env:", 4))
+            drop_secret_var(env, src + 4);
+    }
 }
 
 /* A key file the sandbox can see (in the workspace, an exposed path, the
