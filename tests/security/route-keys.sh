@@ -190,6 +190,17 @@ else
 fi
 diag "first event: $($PY -c "print(round(($got_one - $sent_one) * 1000, 2))" 2>/dev/null) ms from upstream send to arrival inside"
 
+STREAMS='import os, threading, urllib.request as u
+got = []
+def one():
+    r = u.urlopen(os.environ["RINGFENCE_ROUTE_API_URL"] + "/v1/sse")
+    got.append(sum(1 for line in r if line.startswith(b"data:")))
+ts = [threading.Thread(target=one) for _ in range(50)]
+[t.start() for t in ts]; [t.join() for t in ts]
+print("streams", len(got), "events", sum(got))'
+expect_exit 0 "50 event streams at once" route_run -- $PY -c "$STREAMS"
+contains "every stream got both events" "$OUT" "streams 50 events 100"
+
 # ── Bodies: large, chunked, and many requests at once ──
 head -c 2000000 /dev/urandom >"$WS/big.bin"
 expect_exit 0 "a 2 MB upload (Content-Length)" \
@@ -205,6 +216,15 @@ expect_exit 0 "50 requests at once" route_run -- sh -c \
     "seq 50 | xargs -P 50 -I{} curl -fsS -o /dev/null -w '%{http_code}\n' -X POST -d {} $URL/v1/messages | sort | uniq -c"
 contains "all 50 answered 200" "$OUT" "50 200"
 check "status: 50 requests counted" test "$(status 'd["routes"][0]["requests"]')" = 50
+
+# Every backend with the allowlist has routes: the proxy is the same.
+if command -v bwrap >/dev/null && ! is_root; then
+    before=$(arrived good /v1/messages "$KEY")
+    expect_exit 0 "bwrap backend: a POST through the route" route_run --backend bwrap -- curl -fsS -X POST -d x "$URL/v1/messages"
+    check "bwrap backend: the key arrived" test "$(arrived good /v1/messages "$KEY")" = $((before + 1))
+else
+    skip "bwrap backend through a route" "needs bwrap and an unprivileged caller (root's bwrap runs need the workspace handed over: tests/security/backend-bwrap.sh)"
+fi
 
 # ── Request smuggling from inside is refused ──
 SMUGGLE='import socket, sys
