@@ -24,7 +24,7 @@ typedef struct hs {
     rf_net_proxy *p;
     int fd;
     bool routed; /* served as a credential route: no longer a handshake */
-    char buf[RF_NET_HEAD_MAX];
+    char *buf; /* RF_NET_HEAD_MAX bytes; a route connection takes it over */
     size_t len;
     struct timespec deadline;
 } hs;
@@ -54,11 +54,11 @@ static int wait_fd(hs *h, int fd, short events)
 /* Read more of the request into h->buf. 1: got some; 0: EOF, timeout, full. */
 static int read_more(hs *h)
 {
-    if (h->len >= sizeof h->buf || !wait_fd(h, h->fd, POLLIN))
+    if (h->len >= RF_NET_HEAD_MAX || !wait_fd(h, h->fd, POLLIN))
         return 0;
     ssize_t n;
     do
-        n = recv(h->fd, h->buf + h->len, sizeof h->buf - h->len, 0);
+        n = recv(h->fd, h->buf + h->len, RF_NET_HEAD_MAX - h->len, 0);
     while (n < 0 && errno == EINTR);
     if (n <= 0)
         return 0;
@@ -214,7 +214,7 @@ static bool route_request(hs *h)
     rf_net_relay *wake = NULL;
     ssize_t w = write(p->handoff[1], &wake, sizeof wake);
     (void)w;
-    rf_net_route_serve(p, h->fd, h->buf, h->len);
+    rf_net_route_serve(p, h->fd, &h->buf, h->len);
     pthread_mutex_lock(&p->lock);
     if (--p->sessions == 0)
         pthread_cond_broadcast(&p->sessions_done);
@@ -345,6 +345,10 @@ void *rf_net_handshake_main(void *arg)
     rf_net_proxy *p = c->proxy;
     hs *h = calloc(1, sizeof *h);
     bool handed = false, routed = false;
+    if (h && !(h->buf = malloc(RF_NET_HEAD_MAX))) {
+        free(h);
+        h = NULL;
+    }
     if (h) {
         h->p = p;
         h->fd = c->fd;
@@ -358,6 +362,7 @@ void *rf_net_handshake_main(void *arg)
         routed = h->routed;
         if (h->fd >= 0)
             close(h->fd);
+        free(h->buf);
         free(h);
     } else {
         close(c->fd);

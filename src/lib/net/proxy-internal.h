@@ -97,9 +97,10 @@ void rf_net_log(rf_net_proxy *p, const char *line);
 
 /* route_serve.c: a client whose first request is for /route/NAME/...,
  * served on the calling (handshake) thread until the connection ends.
- * `fd` stays the caller's; buf (RF_NET_HEAD_MAX bytes, the caller's, used
- * as the connection's read-ahead) holds what was read of it already. */
-void rf_net_route_serve(rf_net_proxy *p, int fd, char *buf, size_t len);
+ * `fd` stays the caller's; *buf (RF_NET_HEAD_MAX bytes, malloc'd) holds
+ * what was read of it already and becomes the connection's read-ahead:
+ * freed while the connection is idle, and *buf is then NULL. */
+void rf_net_route_serve(rf_net_proxy *p, int fd, char **buf, size_t len);
 
 /* relay.c: owned by the loop thread once handed off. `first_up` is sent
  * upstream before anything else (a rewritten HTTP head, pipelined bytes). */

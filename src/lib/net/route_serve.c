@@ -28,9 +28,10 @@
 #define CONNECT_TIMEOUT_MS (RF_NET_HANDSHAKE_S * 1000)
 
 /* An idle kept-alive connection should cost little (issue 28: 64 KiB):
- * the client's read-ahead is the handshake's buffer, the upstream's is
- * allocated for a response and freed after it, and bodies go through a
- * buffer that lives as long as the body. */
+ * the client's read-ahead (the handshake's buffer at first) lives from
+ * the first byte of a request to the end of its response, the upstream's
+ * for a response, and bodies go through a buffer that lives as long as
+ * the body. */
 #define BODY_CHUNK (64 * 1024)
 
 typedef struct io {
@@ -43,6 +44,7 @@ typedef struct io {
 typedef struct session {
     rf_net_proxy *p;
     io client, up;
+    char **client_buf;        /* the caller's pointer to client.buf */
     const rf_route *up_route; /* whom `up` is connected to */
     uint64_t sent, received;  /* of the current request */
 } session;
@@ -451,11 +453,33 @@ static int forward(session *s, rf_route *r, const rf_route_req *q)
     return rc;
 }
 
+/* The client's read-ahead: freed between requests, back when the next
+ * one's first bytes can be read. */
+static int client_buf(session *s)
+{
+    if (s->client.buf)
+        return 0;
+    if (!wait_io(s, s->client.fd, POLLIN, IO_TIMEOUT_MS) || !(s->client.buf = malloc(RF_ROUTE_HEAD_MAX)))
+        return -1;
+    *s->client_buf = s->client.buf;
+    return 0;
+}
+
+static void client_idle(session *s)
+{
+    if (s->client.len == 0) {
+        free(s->client.buf);
+        s->client.buf = *s->client_buf = NULL;
+    }
+}
+
 /* One request. 1: keep going; else the connection ends. */
 static int serve_one(session *s)
 {
     rf_route_req q;
     int rc;
+    if (client_buf(s) < 0)
+        return -1;
     while ((rc = rf_route_parse_request(s->client.buf, s->client.len, &q)) == 0) {
         ssize_t n = io_read(s, &s->client, s->client.buf + s->client.len, RF_ROUTE_HEAD_MAX - s->client.len);
         if (n <= 0)
@@ -485,17 +509,20 @@ static int serve_one(session *s)
         return -1;
     }
     s->sent = s->received = 0;
-    return forward(s, r, &q) > 0 && q.keep_alive ? 1 : -1;
+    rc = forward(s, r, &q) > 0 && q.keep_alive ? 1 : -1;
+    client_idle(s);
+    return rc;
 }
 
-void rf_net_route_serve(rf_net_proxy *p, int fd, char *buf, size_t len)
+void rf_net_route_serve(rf_net_proxy *p, int fd, char **buf, size_t len)
 {
     _Static_assert(RF_NET_HEAD_MAX >= RF_ROUTE_HEAD_MAX, "the handshake's buffer holds a route's head");
     session *s = calloc(1, sizeof *s);
     if (!s)
         return;
     s->p = p;
-    s->client = (io){ .fd = fd, .buf = buf, .len = len };
+    s->client = (io){ .fd = fd, .buf = *buf, .len = len };
+    s->client_buf = buf;
     s->up.fd = -1;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
