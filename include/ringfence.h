@@ -61,7 +61,14 @@ typedef struct rf_config rf_config;
 RF_EXPORT rf_config *rf_config_new(void);
 RF_EXPORT void rf_config_free(rf_config *cfg);
 /* Add a layer from a JSON text in ringfence's schema. `origin` names the
- * layer in errors and in `ringfence config --explain` (e.g. "flags"). */
+ * layer in errors and in `ringfence config --explain` (e.g. "flags").
+ * Credential routes are such a layer too: {"network": {"routes": {"api":
+ * {"url": "https://api.example.com", "headers": {"x-api-key":
+ * "env:API_KEY"}, "allow": ["POST /v1/messages"], "ca": "/path/ca.pem"}}}} or
+ * {"anthropic": {"preset": "anthropic"}}. Only where a secret comes from is
+ * kept (env:VAR, file:PATH, cmd:COMMAND); the proxy reads the value on the
+ * caller's side when a request needs it (docs/network.md, "Keys stay
+ * outside"). */
 RF_EXPORT int rf_config_add_json(rf_config *cfg, const char *origin, const char *json, rf_error **err);
 /* Select the agents.list entry with this id (NULL: none). agents.defaults
  * always applies; resolving fails if no layer defines the agent. */
@@ -150,7 +157,9 @@ typedef struct rf_status {
     double cpu_limit, timeout_seconds;       /* 0: none */
     int memory_how, pids_how, cpu_how;       /* rf_limit_how values */
     /* network: allowlist: the proxy's report (a JSON object: connections,
-     * blocked, bytes each way, allowed and blocked destinations), or NULL. */
+     * blocked, bytes each way, allowed and blocked destinations, and per
+     * credential route "routes": [{name, requests, refusals, errors,
+     * bytes_sent, bytes_received}]), or NULL. */
     char *network_json;
 } rf_status;
 

@@ -385,8 +385,20 @@ class Guard(_Handle):
             lib.rf_guard_verdict_clear(ctypes.byref(v))
 
 
+def _routes(routes: Mapping[str, Any]) -> dict:
+    """network.routes from routes={NAME: URL | PRESET | {url, headers, ...}}:
+    a string with "://" is the upstream's URL, another string a preset."""
+    out = {}
+    for name, r in routes.items():
+        if isinstance(r, str):
+            out[name] = {"url": r} if "://" in r else {"preset": r}
+        else:
+            out[name] = dict(r)
+    return out
+
+
 def _settings(workspace=None, network=None, allow_domains=None, limits=None,
-              timeout=None, env=None, backend=None) -> dict:
+              timeout=None, env=None, backend=None, routes=None) -> dict:
     s: dict[str, Any] = {}
     if workspace is not None:
         s["workspace"] = os.fspath(os.path.abspath(workspace))
@@ -394,6 +406,12 @@ def _settings(workspace=None, network=None, allow_domains=None, limits=None,
         s["network"] = {"mode": network or "allowlist", "allow_domains": list(allow_domains)}
     elif network is not None:
         s["network"] = network
+    if routes:
+        # Credential routes: keys stay outside (docs/network.md).
+        net = s.get("network")
+        net = {"mode": net} if isinstance(net, str) else dict(net or {})
+        net["routes"] = _routes(routes)
+        s["network"] = net
     lim = dict(limits or {})
     if timeout is not None:
         lim["timeout"] = timeout
@@ -518,11 +536,17 @@ def run(cmd: Sequence[str] | str, *, workspace: str | os.PathLike[str] | None = 
         limits: Mapping[str, Any] | None = None, timeout: float | None = None,
         env: Mapping[str, str] | None = None, backend: str | None = None,
         config: Config | None = None, input: str | bytes | None = None,
-        capture: bool = True, text: bool = True, _instance: Instance | None = None) -> Result:
+        capture: bool = True, text: bool = True, _instance: Instance | None = None,
+        routes: Mapping[str, Any] | None = None) -> Result:
     """Run cmd (a list, or a str for /bin/sh -c) in a fresh sandbox under the
     default policy plus the settings given, and wait for it. The output is
-    captured (str unless text=False); a setup failure is a RingfenceError."""
-    settings = _settings(workspace, network, allow_domains, limits, timeout, env, backend)
+    captured (str unless text=False); a setup failure is a RingfenceError.
+
+    routes: credential routes, the key read outside and never inside, e.g.
+    routes={"anthropic": "anthropic"} (a preset) or {"api": {"url":
+    "https://api.example.com", "headers": {"x-api-key": "env:API_KEY"},
+    "allow": ["POST /v1/*"]}}; inside, RINGFENCE_ROUTE_<NAME>_URL."""
+    settings = _settings(workspace, network, allow_domains, limits, timeout, env, backend, routes)
     return _with_plan(cmd, settings, config, _instance,
                       lambda plan: plan.run(input=input, capture=capture, text=text))
 
@@ -532,7 +556,8 @@ def stream(cmd: Sequence[str] | str, *, workspace: str | os.PathLike[str] | None
            limits: Mapping[str, Any] | None = None, timeout: float | None = None,
            env: Mapping[str, str] | None = None, backend: str | None = None,
            config: Config | None = None, input: str | bytes | None = None,
-           text: bool = True, _instance: Instance | None = None) -> Stream:
+           text: bool = True, _instance: Instance | None = None,
+           routes: Mapping[str, Any] | None = None) -> Stream:
     """Like run, but returns at once: iterate the Stream for Output lines as
     the command writes them (stdout and stderr, each line tagged); after the
     loop, stream.result is the Result. Use `with ringfence.stream(...) as s:`
@@ -543,6 +568,6 @@ def stream(cmd: Sequence[str] | str, *, workspace: str | os.PathLike[str] | None
                 print(out.stream, out.data, end="")
         print(s.result.exit_code)
     """
-    settings = _settings(workspace, network, allow_domains, limits, timeout, env, backend)
+    settings = _settings(workspace, network, allow_domains, limits, timeout, env, backend, routes)
     return _with_plan(cmd, settings, config, _instance,
                       lambda plan: plan.stream(input=input, text=text))

@@ -106,6 +106,23 @@ def test_config_policy_plan_as_json(ws):
             assert st.exit_code == 0
 
 
+def test_routes_reach_the_plan_without_the_key(ws, monkeypatch):
+    monkeypatch.setenv("RF_PY_ROUTE_KEY", "sk-py-route-test-value")
+    settings = ringfence._settings(ws, routes={
+        "anthropic": "anthropic",
+        "api": {"url": "https://api.example.com/v1", "headers": {"x-api-key": "env:RF_PY_ROUTE_KEY"}},
+    })
+    with ringfence.Policy.from_settings(settings) as pol, pol.plan(["true"]) as plan:
+        text = json.dumps(plan.to_dict())
+        routes = {r["name"]: r for r in plan.to_dict()["egress"]["routes"]}
+        assert routes["api"]["headers"] == {"x-api-key": "env:RF_PY_ROUTE_KEY"}, routes
+        assert routes["anthropic"]["url"] == "https://api.anthropic.com", routes
+        assert "RINGFENCE_ROUTE_API_URL=http://127.0.0.1:3128/route/api" in plan.to_dict()["env"]
+        assert "sk-py-route-test-value" not in text
+    with pytest.raises(ringfence.RingfenceError, match="anthropic"):
+        ringfence.run(["true"], workspace=ws, routes={"x": "antropic"})
+
+
 def test_config_files_and_agent(ws, tmp_path):
     f = tmp_path / "c.json"
     f.write_text(json.dumps({"workspace": str(ws), "agents": {"list": [

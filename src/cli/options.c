@@ -20,6 +20,7 @@ enum opt_id {
     OPT_CHECK, OPT_DENY, OPT_ALLOW, OPT_NO_DENY, OPT_NO_RESTRICT, OPT_MAX_OUTPUT, OPT_MAX_CALLS,
     OPT_IMAGE, OPT_FORMAT, OPT_ALLOW_SENSITIVE,
     OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_ALLOW_PORT, OPT_ADD_HOST, OPT_PUBLISH, OPT_ALLOW_PRIVATE,
+    OPT_ROUTE, OPT_ROUTE_HEADER, OPT_ROUTE_CA, OPT_ROUTE_ALLOW, OPT_ROUTE_ALLOW_HTTP,
     OPT_INSTANCE, OPT_EPHEMERAL, OPT_PROFILE, OPT_TARGET, OPT_CREDENTIAL, OPT_COPY, OPT_FORCE, OPT_JSON,
     OPT_OWN_IDENTITY,
     OPT_SOCKET, OPT_POOL_SIZE, OPT_VIA, OPT_NO_POOL,
@@ -57,6 +58,22 @@ static const struct rf_option {
     { "publish", required_argument, OPT_PUBLISH, "[ADDR:]HOSTPORT:PORT",
       "relay the host's ADDR:HOSTPORT (default address 127.0.0.1) to a server on the sandbox's port PORT; "
       "repeatable" },
+    { "route", required_argument, OPT_ROUTE, "NAME=URL|PRESET",
+      "a credential route: the command reaches URL (https upstream, optionally with a path prefix) at "
+      "http://127.0.0.1:3128/route/NAME/ (also in RINGFENCE_ROUTE_<NAME>_URL) and the proxy adds the "
+      "route's headers outside; presets: anthropic, openai, gemini, github; implies --network allowlist; "
+      "repeatable" },
+    { "route-header", required_argument, OPT_ROUTE_HEADER, "NAME:HEADER=SOURCE",
+      "set HEADER on route NAME's requests from SOURCE: env:VAR, file:PATH (yours, mode 0600) or "
+      "cmd:COMMAND (its output, cached 5 minutes), optionally after bearer: or basic:USER:; the value never "
+      "enters the sandbox; repeatable" },
+    { "route-ca", required_argument, OPT_ROUTE_CA, "NAME:FILE",
+      "trust the CA certificates in FILE (PEM) for route NAME's upstream, besides the system's" },
+    { "route-allow", required_argument, OPT_ROUTE_ALLOW, "NAME:METHOD PATH",
+      "allow only these requests on route NAME (e.g. 'api:POST /v1/messages*'; '*' matches anything); "
+      "others get 403; repeatable" },
+    { "route-allow-http", required_argument, OPT_ROUTE_ALLOW_HTTP, "NAME",
+      "let route NAME's upstream be http:// (its credential then travels in clear text)" },
     { "timeout", required_argument, OPT_TIMEOUT, "SECONDS",
       "kill the whole process tree after SECONDS (SIGTERM, grace, SIGKILL); exit 124" },
     { "kill-grace", required_argument, OPT_KILL_GRACE, "SECONDS",
@@ -281,6 +298,83 @@ static int parse_expose(const char *sub, const char *arg, json_t *flags)
     return rc;
 }
 
+/* network.routes.NAME, for "NAME<sep>REST" arguments; NULL after usage(). */
+static json_t *route_at(const char *sub, json_t *flags, const char *opt, const char *arg, char sep,
+                        const char **rest)
+{
+    const char *cut = strchr(arg, sep);
+    if (!cut || cut == arg || !cut[1]) {
+        usage(sub, "--%s %s: expected NAME%c...", opt, arg, sep);
+        return NULL;
+    }
+    char *name = strndup(arg, (size_t)(cut - arg));
+    json_t *routes = rf_cli_json_obj_at(rf_cli_json_obj_at(flags, "network"), "routes");
+    json_t *r = name ? rf_cli_json_obj_at(routes, name) : NULL;
+    free(name);
+    *rest = cut + 1;
+    return r;
+}
+
+/* --route NAME=URL, or --route PRESET. Two routes of one name are refused
+ * here; the name's and URL's checks are the resolver's (same as a file). */
+static int parse_route(const char *sub, const char *arg, json_t *flags)
+{
+    const char *eq = strchr(arg, '=');
+    size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+    char *name = strndup(arg, nlen);
+    json_t *routes = rf_cli_json_obj_at(rf_cli_json_obj_at(flags, "network"), "routes");
+    json_t *r = name ? json_object_get(routes, name) : NULL;
+    int rc = 0;
+    if (!name || nlen == 0)
+        rc = usage(sub, "--route %s: expected NAME=URL or a preset (anthropic, openai, gemini, github)", arg);
+    else if (r && (json_object_get(r, "url") || json_object_get(r, "preset")))
+        rc = usage(sub, "--route %s: a route named '%s' was given already", arg, name);
+    else
+        json_object_set_new(rf_cli_json_obj_at(routes, name), eq ? "url" : "preset", json_string(eq ? eq + 1 : name));
+    free(name);
+    return rc;
+}
+
+static int parse_route_option(const char *sub, int id, const char *arg, json_t *flags)
+{
+    const char *rest = NULL;
+    if (id == OPT_ROUTE)
+        return parse_route(sub, arg, flags);
+    if (id == OPT_ROUTE_ALLOW_HTTP) {
+        json_object_set_new(rf_cli_json_obj_at(rf_cli_json_obj_at(rf_cli_json_obj_at(flags, "network"), "routes"),
+                                               arg),
+                            "allow_http", json_true());
+        return 0;
+    }
+    json_t *r = route_at(sub, flags, id == OPT_ROUTE_HEADER ? "route-header" : id == OPT_ROUTE_CA ? "route-ca"
+                                                                                              : "route-allow",
+                         arg, ':', &rest);
+    if (!r)
+        return -1;
+    if (id == OPT_ROUTE_ALLOW) {
+        json_array_append_new(arr_at(r, "allow"), json_string(rest));
+        return 0;
+    }
+    if (id == OPT_ROUTE_CA) {
+        char *abs = absolute(rest);
+        json_object_set_new(r, "ca", json_string(abs ? abs : rest));
+        free(abs);
+        return 0;
+    }
+    const char *eq = strchr(rest, '=');
+    if (!eq || eq == rest || !eq[1])
+        return usage(sub, "--route-header %s: expected NAME:HEADER=SOURCE, e.g. api:x-api-key=env:API_KEY", arg);
+    char *header = strndup(rest, (size_t)(eq - rest));
+    json_t *headers = rf_cli_json_obj_at(r, "headers");
+    int rc = json_object_get(headers, header)
+                 ? usage(sub, "--route-header %s: header '%s' was given already for this route", arg, header)
+                 : 0;
+    if (rc == 0)
+        json_object_set_new(headers, header, json_string(eq + 1));
+    free(header);
+    return rc;
+}
+
 static int parse_number(const char *sub, const char *opt, const char *arg, double min, double *out)
 {
     char *end = NULL;
@@ -375,6 +469,11 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
         free(name);
         return 0;
     }
+    case OPT_ROUTE:
+    case OPT_ROUTE_HEADER:
+    case OPT_ROUTE_CA:
+    case OPT_ROUTE_ALLOW:
+    case OPT_ROUTE_ALLOW_HTTP: return parse_route_option(sub, id, arg, f);
     case OPT_INSTANCE: json_object_set_new(f, "instance", json_string(arg)); return 0;
     case OPT_EPHEMERAL: json_object_set_new(f, "delete_on_exit", json_true()); return 0;
     case OPT_PROFILE: return add_profile(sub, arg, o);
@@ -531,7 +630,7 @@ int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_
     /* --allow-domain means "this and nothing else": the allowlist mode,
      * unless --network says otherwise. */
     json_t *net = json_object_get(o->flags, "network");
-    if (json_object_get(net, "allow_domains") && !json_object_get(net, "mode"))
+    if ((json_object_get(net, "allow_domains") || json_object_get(net, "routes")) && !json_object_get(net, "mode"))
         json_object_set_new(net, "mode", json_string("allowlist"));
     if (!o->log_level)
         o->log_level = getenv("RINGFENCE_LOG_LEVEL");

@@ -32,6 +32,7 @@ typedef enum {
     K_OBJ,     /* object with `sub` keys */
     K_EXPOSES, /* list of {source, target, mode} */
     K_AGENTS,  /* list of {id, ...policy keys} */
+    K_OBJMAP,  /* object of objects with `sub` keys (network.routes) */
 } rf_kind;
 
 typedef struct rf_key {
@@ -71,6 +72,15 @@ static const rf_key k_limits[] = {
     { "require_cgroup", K_BOOL, NULL, NULL },
     { NULL, 0, NULL, NULL },
 };
+static const rf_key k_route[] = {
+    { "url", K_STR, NULL, NULL },
+    { "preset", K_STR, NULL, NULL },
+    { "headers", K_STRMAP, NULL, NULL },
+    { "allow", K_STRV, NULL, NULL },
+    { "ca", K_STR, NULL, NULL },
+    { "allow_http", K_BOOL, NULL, NULL },
+    { NULL, 0, NULL, NULL },
+};
 /* `network: host` is short for `network: {mode: host}` (config.c). */
 static const rf_key k_network[] = {
     { "mode", K_ENUM, NULL, v_network },
@@ -80,6 +90,7 @@ static const rf_key k_network[] = {
     { "allow_private_addresses", K_BOOL, NULL, NULL },
     { "hosts", K_STRMAP, NULL, NULL },
     { "publish", K_STRV, NULL, NULL },
+    { "routes", K_OBJMAP, k_route, NULL },
     { NULL, 0, NULL, NULL },
 };
 static const rf_key k_container[] = {
@@ -380,6 +391,24 @@ static int check_value(check_state *st, const rf_key *k, const char *path, const
     case K_OBJ:
         return json_is_object(v) ? check_object(st, v, k->sub, path)
                                  : type_error(st, path, v, "an object");
+    case K_OBJMAP: {
+        if (!json_is_object(v))
+            return type_error(st, path, v, "an object of objects");
+        const char *key;
+        json_t *item;
+        json_object_foreach((json_t *)v, key, item) {
+            _cleanup_free_ char *ip = join_path(path, key);
+            if (!ip)
+                return rf_error_set(st->err, ENOMEM, "config check");
+            if (json_is_null(item))
+                continue;
+            if (!json_is_object(item))
+                return type_error(st, ip, item, "an object");
+            if (check_object(st, item, k->sub, ip) < 0)
+                return -1;
+        }
+        return 0;
+    }
     }
     return 0;
 }

@@ -56,6 +56,22 @@ static char **list_of(const json_t *net, const char *key)
     return out;
 }
 
+/* The stored credential routes, back in the policy's canonical form (the
+ * resolver's: compact, keys sorted); they hold header sources, no value. */
+static char **routes_of(const json_t *net)
+{
+    const json_t *v = json_object_get(net, "routes");
+    char **out = NULL;
+    size_t i;
+    json_t *it;
+    json_array_foreach(v, i, it) {
+        char *s = json_is_object(it) ? json_dumps(it, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        if (s && rf_strv_push_take(&out, s) < 0)
+            break;
+    }
+    return out;
+}
+
 static int refuse(const char *name, const char *key, const char *value, rf_error **err)
 {
     rf_error_set(err, 0, "instance %s: network.%s: %s is not in the instance's network settings, and a "
@@ -97,6 +113,7 @@ int rf_instance_net_apply(rf_policy *p, const rf_instance *in, rf_error **err)
         replace(&n->allow_ports, list_of(net, "allow_ports"));
         replace(&n->hosts, list_of(net, "hosts"));
         replace(&n->publish, list_of(net, "publish"));
+        replace(&n->routes, routes_of(net));
         return 0;
     }
     if (rank(p->network) > rank(mode_of(net)))

@@ -23,7 +23,8 @@
 typedef struct hs {
     rf_net_proxy *p;
     int fd;
-    char buf[RF_NET_HEAD_MAX];
+    bool routed; /* served as a credential route: no longer a handshake */
+    char *buf; /* RF_NET_HEAD_MAX bytes; a route connection takes it over */
     size_t len;
     struct timespec deadline;
 } hs;
@@ -53,11 +54,11 @@ static int wait_fd(hs *h, int fd, short events)
 /* Read more of the request into h->buf. 1: got some; 0: EOF, timeout, full. */
 static int read_more(hs *h)
 {
-    if (h->len >= sizeof h->buf || !wait_fd(h, h->fd, POLLIN))
+    if (h->len >= RF_NET_HEAD_MAX || !wait_fd(h, h->fd, POLLIN))
         return 0;
     ssize_t n;
     do
-        n = recv(h->fd, h->buf + h->len, sizeof h->buf - h->len, 0);
+        n = recv(h->fd, h->buf + h->len, RF_NET_HEAD_MAX - h->len, 0);
     while (n < 0 && errno == EINTR);
     if (n <= 0)
         return 0;
@@ -195,8 +196,39 @@ static int hand_off(hs *h, int upstream, size_t dest, const char *first, size_t 
     return 0;
 }
 
+/* "METHOD /route/...": a request for a route, not a proxy request. Its
+ * thread serves the connection from now on, so it gives its handshake
+ * slot back (the connection cap still counts it). */
+static bool route_request(hs *h)
+{
+    const char *sp = memchr(h->buf, ' ', h->len);
+    size_t plen = strlen(RF_ROUTE_PATH);
+    if (!sp || (size_t)(h->buf + h->len - sp - 1) < plen || memcmp(sp + 1, RF_ROUTE_PATH, plen))
+        return false;
+    rf_net_proxy *p = h->p;
+    pthread_mutex_lock(&p->lock);
+    p->handshakes--;
+    p->sessions++;
+    pthread_mutex_unlock(&p->lock);
+    h->routed = true;
+    rf_net_relay *wake = NULL;
+    ssize_t w = write(p->handoff[1], &wake, sizeof wake);
+    (void)w;
+    rf_net_route_serve(p, h->fd, &h->buf, h->len);
+    pthread_mutex_lock(&p->lock);
+    if (--p->sessions == 0)
+        pthread_cond_broadcast(&p->sessions_done);
+    pthread_mutex_unlock(&p->lock);
+    return true;
+}
+
 static void serve_http(hs *h)
 {
+    /* Enough of the request line to tell a route from a proxy request. */
+    while (h->len < 16 && !memchr(h->buf, '\n', h->len) && read_more(h))
+        ;
+    if (route_request(h))
+        return;
     rf_net_request req;
     rf_net_parse_result pr;
     while ((pr = rf_net_parse_http(h->buf, h->len, &req)) == RF_NET_PARSE_MORE && read_more(h))
@@ -312,7 +344,11 @@ void *rf_net_handshake_main(void *arg)
     rf_net_client *c = arg;
     rf_net_proxy *p = c->proxy;
     hs *h = calloc(1, sizeof *h);
-    bool handed = false;
+    bool handed = false, routed = false;
+    if (h && !(h->buf = malloc(RF_NET_HEAD_MAX))) {
+        free(h);
+        h = NULL;
+    }
     if (h) {
         h->p = p;
         h->fd = c->fd;
@@ -323,15 +359,18 @@ void *rf_net_handshake_main(void *arg)
         else if (read_more(h))
             (h->buf[0] == 5 ? serve_socks : serve_http)(h);
         handed = h->fd < 0;
+        routed = h->routed;
         if (h->fd >= 0)
             close(h->fd);
+        free(h->buf);
         free(h);
     } else {
         close(c->fd);
     }
     free(c);
     pthread_mutex_lock(&p->lock);
-    p->handshakes--;
+    if (!routed)
+        p->handshakes--;
     if (!handed)
         p->conns--; /* a relay gives its slot back when it closes */
     pthread_mutex_unlock(&p->lock);

@@ -4,6 +4,7 @@
  * (bytes both ways, in one epoll loop). */
 #pragma once
 #include "net/net.h"
+#include "net/route.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,6 +19,7 @@
 #define RF_NET_MAX_LOG_LINES 50     /* blocked lines on the log fd */
 #define RF_NET_MAX_PUBLISH 16
 #define RF_NET_RELAY_CHUNK (256 * 1024) /* one peek of the relay loop */
+#define RF_NET_SESSION_END_MS 2000  /* stopping: how long route connections get to end */
 
 typedef struct rf_net_dest {
     char *host;
@@ -46,6 +48,7 @@ typedef struct rf_net_listener {
 
 struct rf_net_proxy {
     rf_net_rules rules;
+    rf_route_table routes; /* credential routes (route.c); counters under `lock` */
     rf_net_listener listeners[1 + RF_NET_MAX_PUBLISH];
     size_t n_listeners;
     int epfd;
@@ -62,6 +65,8 @@ struct rf_net_proxy {
 
     pthread_mutex_t lock; /* everything below */
     unsigned refs;        /* the owner + each handshake thread */
+    unsigned sessions;    /* route connections being served (route_serve.c) */
+    pthread_cond_t sessions_done;
     unsigned handshakes, conns; /* conns: handshakes + relays */
     unsigned logged;
     rf_net_dest *dests;
@@ -87,6 +92,15 @@ size_t rf_net_note(rf_net_proxy *p, const char *host, uint16_t port, const char 
 void rf_net_note_failed(rf_net_proxy *p);
 void rf_net_add_bytes(rf_net_proxy *p, size_t dest, uint64_t up, uint64_t down);
 void rf_net_unref(rf_net_proxy *p);
+/* A line (ending in \n) on the log fd, within the cap on lines. */
+void rf_net_log(rf_net_proxy *p, const char *line);
+
+/* route_serve.c: a client whose first request is for /route/NAME/...,
+ * served on the calling (handshake) thread until the connection ends.
+ * `fd` stays the caller's; *buf (RF_NET_HEAD_MAX bytes, malloc'd) holds
+ * what was read of it already and becomes the connection's read-ahead:
+ * freed while the connection is idle, and *buf is then NULL. */
+void rf_net_route_serve(rf_net_proxy *p, int fd, char **buf, size_t len);
 
 /* relay.c: owned by the loop thread once handed off. `first_up` is sent
  * upstream before anything else (a rewritten HTTP head, pipelined bytes). */

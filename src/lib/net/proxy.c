@@ -19,6 +19,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 static void log_blocked(rf_net_proxy *p, const char *host, uint16_t port, const char *reason)
@@ -35,6 +36,19 @@ static void log_blocked(rf_net_proxy *p, const char *host, uint16_t port, const 
     if (n > 0 && write(p->log_fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) {
         /* nowhere left to say it */
     }
+}
+
+void rf_net_log(rf_net_proxy *p, const char *line)
+{
+    pthread_mutex_lock(&p->lock);
+    if (p->log_fd >= 0 && p->logged <= RF_NET_MAX_LOG_LINES) {
+        const char *more = "ringfence: network: more blocked attempts; see the status JSON\n";
+        const char *text = ++p->logged > RF_NET_MAX_LOG_LINES ? more : line;
+        if (write(p->log_fd, text, strlen(text)) < 0) {
+            /* nowhere left to say it */
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
 }
 
 size_t rf_net_note(rf_net_proxy *p, const char *host, uint16_t port, const char *reason)
@@ -101,8 +115,10 @@ static void proxy_destroy(rf_net_proxy *p)
     free(p->dests);
     free(p->chunk);
     rf_net_rules_clear(&p->rules);
+    rf_route_table_clear(&p->routes);
     pthread_mutex_destroy(&p->lock);
     pthread_mutex_destroy(&p->chan_lock);
+    pthread_cond_destroy(&p->sessions_done);
     free(p);
 }
 
@@ -257,10 +273,19 @@ static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error
     p->log_fd = log_fd;
     p->refs = 1;
     pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->sessions_done, NULL);
     p->dests = calloc(RF_NET_MAX_DESTS, sizeof *p->dests);
     p->chunk = malloc(RF_NET_RELAY_CHUNK);
     if (!p->dests || !p->chunk || rf_net_rules_build(policy, &p->rules) < 0) {
         rf_error_set(err, errno ? errno : ENOMEM, "network: the allowlist");
+        proxy_destroy(p);
+        return NULL;
+    }
+    char *why = NULL;
+    if (rf_route_table_build(&p->routes, policy->routes, &why) < 0) {
+        rf_error_set(err, 0, "network: %s", why ? why : "routes: out of memory");
+        rf_error_hint_set(err, "check the route's CA file (--route-ca NAME:FILE, a PEM bundle) and URL");
+        free(why);
         proxy_destroy(p);
         return NULL;
     }
@@ -379,6 +404,21 @@ int rf_net_proxy_run(rf_net_proxy *p, rf_error **err)
     return 0;
 }
 
+/* Route connections see the stop on their next wait and end, closing
+ * their upstream connections: wait for them (briefly: a cmd: source may
+ * be running), so the report's counts are final and nothing of theirs
+ * outlives the sandbox. */
+static void wait_sessions(rf_net_proxy *p)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += RF_NET_SESSION_END_MS / 1000;
+    pthread_mutex_lock(&p->lock);
+    while (p->sessions > 0 && pthread_cond_timedwait(&p->sessions_done, &p->lock, &until) == 0)
+        ;
+    pthread_mutex_unlock(&p->lock);
+}
+
 void rf_net_proxy_stop(rf_net_proxy *p)
 {
     if (!p || atomic_exchange(&p->stopping, true))
@@ -390,6 +430,7 @@ void rf_net_proxy_stop(rf_net_proxy *p)
     if (p->loop_started)
         pthread_join(p->loop, NULL);
     p->loop_started = false;
+    wait_sessions(p);
 }
 
 void rf_net_proxy_free(rf_net_proxy *p)
@@ -417,6 +458,20 @@ static json_t *dests_json(const rf_net_proxy *p, bool allowed)
     return a;
 }
 
+/* Per route: requests, bytes, refusals; names only, never a header. */
+static json_t *routes_json(const rf_net_proxy *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->routes.n; i++) {
+        const rf_route *r = &p->routes.routes[i];
+        json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "name", r->name, "requests",
+                                           (json_int_t)r->requests, "refusals", (json_int_t)r->refusals, "errors",
+                                           (json_int_t)r->errors, "bytes_sent", (json_int_t)r->up,
+                                           "bytes_received", (json_int_t)r->down));
+    }
+    return a;
+}
+
 char *rf_net_proxy_report(rf_net_proxy *p)
 {
     pthread_mutex_lock(&p->lock);
@@ -426,6 +481,8 @@ char *rf_net_proxy_report(rf_net_proxy *p)
                           "bytes_sent", (json_int_t)p->up_total, "bytes_received", (json_int_t)p->down_total,
                           "allowed", dests_json(p, true), "blocked_destinations", dests_json(p, false),
                           "truncated", p->dests_truncated);
+    if (o && p->routes.n)
+        json_object_set_new(o, "routes", routes_json(p));
     pthread_mutex_unlock(&p->lock);
     char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);

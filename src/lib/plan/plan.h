@@ -134,6 +134,8 @@ bool rf_plan_path_visible(const rf_plan *plan, const char *path, bool *writable)
 
 /* plan_env.c: the clean environment and the instance directories. */
 int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err);
+/* Credential routes' variables, and no copy of their secrets (plan_route.c). */
+int rf_plan_route_env(rf_plan *plan, rf_error **err);
 
 /* plan_host.c: pick the backend (auto, and the runner types whose backend
  * is not built yet); then, for the landlock and none backends, the rules on

@@ -120,6 +120,8 @@ int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err)
     }
     if (rc == 0 && plan->network == RF_NET_ALLOWLIST)
         rc = add_proxy_env(plan);
+    if (rc == 0 && plan->network == RF_NET_ALLOWLIST)
+        rc = rf_plan_route_env(plan, err);
     if (rc == 0)
         rc = add_instance_dirs(plan);
     free(user_env_dir);

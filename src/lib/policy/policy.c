@@ -148,6 +148,7 @@ void rf_net_policy_clear(rf_net_policy *n)
     rf_strv_free(n->allow_ports);
     rf_strv_free(n->hosts);
     rf_strv_free(n->publish);
+    rf_strv_free(n->routes);
     memset(n, 0, sizeof *n);
 }
 
@@ -156,8 +157,9 @@ int rf_net_policy_copy(rf_net_policy *dst, const rf_net_policy *src)
     memset(dst, 0, sizeof *dst);
     dst->allow_private_addresses = src->allow_private_addresses;
     char **const *from[] = { &src->allow_domains, &src->deny_domains, &src->allow_ports, &src->hosts,
-                             &src->publish };
-    char ***to[] = { &dst->allow_domains, &dst->deny_domains, &dst->allow_ports, &dst->hosts, &dst->publish };
+                             &src->publish, &src->routes };
+    char ***to[] = { &dst->allow_domains, &dst->deny_domains, &dst->allow_ports, &dst->hosts, &dst->publish,
+                     &dst->routes };
     for (size_t i = 0; i < sizeof to / sizeof to[0]; i++)
         if (*from[i] && !(*to[i] = rf_strv_copy(*from[i]))) {
             rf_net_policy_clear(dst);
@@ -185,12 +187,27 @@ static json_t *hosts_json(char *const *hosts)
     return o;
 }
 
+/* Routes as objects: their header sources ("env:VAR"), never values. */
+static json_t *routes_json(char *const *routes)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; routes && routes[i]; i++) {
+        json_t *r = json_loads(routes[i], 0, NULL);
+        if (r)
+            json_array_append_new(a, r);
+    }
+    return a;
+}
+
 json_t *rf_net_policy_json(rf_net_mode mode, const rf_net_policy *n)
 {
-    return json_pack("{s:s, s:o, s:o, s:o, s:b, s:o, s:o}", "mode", rf_net_mode_name(mode), "allow_domains",
-                     strv_json(n->allow_domains), "deny_domains", strv_json(n->deny_domains), "allow_ports",
-                     strv_json(n->allow_ports), "allow_private_addresses", n->allow_private_addresses, "hosts",
-                     hosts_json(n->hosts), "publish", strv_json(n->publish));
+    json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:b, s:o, s:o}", "mode", rf_net_mode_name(mode), "allow_domains",
+                          strv_json(n->allow_domains), "deny_domains", strv_json(n->deny_domains), "allow_ports",
+                          strv_json(n->allow_ports), "allow_private_addresses", n->allow_private_addresses,
+                          "hosts", hosts_json(n->hosts), "publish", strv_json(n->publish));
+    if (o && n->routes)
+        json_object_set_new(o, "routes", routes_json(n->routes));
+    return o;
 }
 
 static json_t *policy_json(const rf_policy *p)

@@ -57,6 +57,12 @@ typedef struct rf_net_policy {
     rf_strv allow_ports;          /* decimal; default 80, 443 */
     rf_strv hosts;                /* "name=address": the user's own mapping */
     rf_strv publish;              /* "HOST_ADDR:HOST_PORT:SANDBOX_PORT" */
+    /* Credential routes (issue 28), one canonical compact JSON object per
+     * route ({name, url, preset, headers, allow, ca, allow_http}; see
+     * net/route.h). Strings rather than a struct: copying, comparing for
+     * the tightening rule and printing come for free, and they hold header
+     * *sources* ("env:VAR"), never a secret's value. */
+    rf_strv routes;
     bool allow_private_addresses; /* names may resolve to loopback, private... */
 } rf_net_policy;
 

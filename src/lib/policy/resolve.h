@@ -26,6 +26,8 @@ int rf_resolve_network(rf_resolver *r, rf_policy *p);
 int rf_resolve_tree(rf_resolver *r, rf_policy *p);
 /* The value at a dotted path ("tools.exec.timeout") of nested objects, or
  * NULL. */
+/* network.routes into n->routes (resolve_route.c). */
+int rf_resolve_routes(rf_resolver *r, rf_net_policy *n);
 const json_t *rf_json_path_get(const json_t *obj, const char *path);
 /* Refuse a workspace layer that loosens `before` into `after`. */
 int rf_policy_check_tighter(const rf_policy *before, const rf_policy *after, const char *origin,

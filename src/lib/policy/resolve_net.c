@@ -119,10 +119,17 @@ int rf_resolve_network(rf_resolver *r, rf_policy *p)
         return -1;
     if (!n->allow_ports && (rf_strv_push(&n->allow_ports, "80") < 0 || rf_strv_push(&n->allow_ports, "443") < 0))
         return rf_error_set(r->err, ENOMEM, "network.allow_ports");
-    /* Published ports are relayed by the proxy: with no network otherwise,
-     * that is an allowlist that allows no name. */
-    if (n->publish && p->network == RF_NET_NONE)
+    if (rf_resolve_routes(r, n) < 0)
+        return -1;
+    /* Published ports and routes are served by the proxy: with no network
+     * otherwise, that is an allowlist that allows no name. */
+    if ((n->publish || n->routes) && p->network == RF_NET_NONE)
         p->network = RF_NET_ALLOWLIST;
+    if (n->routes && p->network == RF_NET_HOST) {
+        rf_resolve_fail(r, "network.routes", "the sandbox shares the host's network (network: host): a route's "
+                                             "credential would be one request away from any server");
+        return rf_error_hint_set(r->err, "use --network allowlist (the default with --route)");
+    }
     if (n->publish && p->network == RF_NET_HOST) {
         rf_resolve_fail(r, "network.publish", "the sandbox shares the host's network (network: host), so there "
                                               "is nothing to publish");

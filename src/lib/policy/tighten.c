@@ -151,6 +151,9 @@ static int lists_kept(cmp *c, const rf_policy *b, const rf_policy *a)
         no_new(c, "network.allow_ports", b->net.allow_ports, a->net.allow_ports) < 0 ||
         no_new(c, "network.hosts", b->net.hosts, a->net.hosts) < 0 ||
         no_new(c, "network.publish", b->net.publish, a->net.publish) < 0 ||
+        /* A route carries a secret to an upstream and may run a command on
+         * the host (cmd:): the workspace's file can never add or change one. */
+        no_new(c, "network.routes", b->net.routes, a->net.routes) < 0 ||
         none_removed(c, "deny_paths", b->deny_paths, a->deny_paths) < 0 ||
         no_new(c, "tools.allow_read_paths", b->tools.allow_read_paths, a->tools.allow_read_paths) < 0 ||
         no_new(c, "tools.allow_write_paths", b->tools.allow_write_paths, a->tools.allow_write_paths) < 0 ||
