@@ -78,6 +78,9 @@ contents=$(dpkg -c "$P/libringfence0_0.1.0_$arch.deb")
 lacks "libringfence0 holds no header" "$contents" "ringfence.h"
 deps=$(dpkg -f "$P/ringfence_0.1.0_${arch}.deb" Depends)
 contains "ringfence depends on libc" "$deps" "libc6"
+# libssl is dlopen()ed for credential routes (src/lib/net/route_ssl.h): no
+# shlibs entry finds it, so the control file names it.
+contains "ringfence depends on libssl3 (dlopen()ed for routes)" "$deps" "libssl3"
 
 # The packaged binary, from the unpacked tree.
 expect_exit 0 "packaged ringfence --version" "$R/usr/bin/ringfence" --version

@@ -101,6 +101,10 @@ int rf_route_table_build(rf_route_table *t, char *const *specs, char **why)
         n++;
     if (n == 0)
         return 0;
+    /* OpenSSL is loaded only now (route_ssl.h), for TLS and for Basic
+     * headers (EVP_EncodeBlock), before any request thread runs. */
+    if (rf_route_ssl_load(why) < 0)
+        return -1;
     if (!(t->routes = calloc(n, sizeof *t->routes)))
         return -1;
     for (size_t i = 0; i < n; i++) {

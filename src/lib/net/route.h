@@ -9,7 +9,7 @@
  * ("env:VAR"). See docs/network.md, "Keys stay outside".
  * Internal to libringfence. */
 #pragma once
-#include <openssl/ssl.h>
+#include "net/route_ssl.h"
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>

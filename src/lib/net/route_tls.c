@@ -7,8 +7,6 @@
 #include "net/route.h"
 
 #include <errno.h>
-#include <openssl/err.h>
-#include <openssl/x509v3.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
