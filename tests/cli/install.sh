@@ -75,9 +75,9 @@ if command -v scdoc >/dev/null; then
         check "man page share/man/man1/ringfence-$sub.1" test -s "$page"
     done
     check "ringfence-run.1 lists a run option (--workspace)" grep -q 'workspace' "$U/share/man/man1/ringfence-run.1"
-    check "ringfence-instance.1 lists its own option (--credential)" grep -q 'credential' "$U/share/man/man1/ringfence-instance.1"
+    check "ringfence-instance.1 lists its own option (--credential)" grep -q -- '--credential' "$U/share/man/man1/ringfence-instance.1"
     check "ringfence-run.1 lacks instance-only options (--credential)" \
-        sh -c "! grep -q credential '$U/share/man/man1/ringfence-run.1'"
+        sh -c "! grep -q -- --credential '$U/share/man/man1/ringfence-run.1'"
 else
     skip "man page share/man/man1/ringfence.1" "scdoc is not installed, so it is not built"
 fi

@@ -14,6 +14,7 @@
 #   oci-export: the export, not a run;  pool: the warm pool is native's only
 #   network-allowlist: only for backends that reach the proxy (bwrap): `battery bwrap network-allowlist`
 #   backend-*: the batteries themselves
+#   deny-paths: runs every backend itself
 BATTERY_SCRIPTS=(devices_proc environment filesystem instances layers lifecycle limits network_ipc
                  privileges processes protected-absent self-protection sensitive-workspace stdio)
 
