@@ -20,6 +20,7 @@ int rf_cli_mcp(int argc, char **argv);
 int rf_cli_export(int argc, char **argv);
 int rf_cli_instance(int argc, char **argv);
 int rf_cli_serve(int argc, char **argv);
+int rf_cli_changes(int argc, char **argv);
 /* completion.c: print the completion script for shell (bash, zsh, fish). */
 int rf_cli_completion(const char *shell, const char *const *subs, const char *const *summaries, size_t n);
 

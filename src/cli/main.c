@@ -21,6 +21,7 @@ static const struct subcommand {
     { "mcp", rf_cli_mcp, "serve the exec and file tools over MCP on stdio" },
     { "export", rf_cli_export, "write the plan for another runtime: an OCI bundle (crun), Kubernetes objects" },
     { "instance", rf_cli_instance, "named homes for agents, chats and servers: create, list, show, rm, gc" },
+    { "changes", rf_cli_changes, "review an overlay session's changes: list, show, diff, apply, discard" },
     { "serve", rf_cli_serve, "keep sandboxes ready on a unix socket for run --via (a warm pool)" },
 };
 

@@ -58,6 +58,7 @@ typedef struct rf_backend_start {
     rf_placeholders *placeholders;
     rf_limits_report how;
     char **warnings;
+    int session_lock; /* changes: overlay: the session, created and locked; -1 */
 } rf_backend_start;
 int rf_backend_start_prepare(const rf_plan *plan, rf_backend_start *s, rf_error **err);
 /* Undo it (spawn failed before a rf_proc took it over). */

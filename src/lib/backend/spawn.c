@@ -6,10 +6,13 @@
 #include "backend/native/sandbox.h"
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
+#include "proc/proc.h"
 #include "tty/tty.h"
 #include "util/error.h"
 
 #include <errno.h>
+
+static rf_proc *spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);
 
 RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
@@ -22,6 +25,17 @@ RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
                                "are (see docs/terminal.md)");
         return NULL;
     }
+    rf_proc *proc = spawn(plan, stdio, err);
+    if (proc && plan->session && !(proc->session = strdup(plan->session))) {
+        rf_proc_free(proc);
+        rf_error_set(err, ENOMEM, "spawn");
+        return NULL;
+    }
+    return proc;
+}
+
+static rf_proc *spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
+{
     switch (plan->backend) {
     case RF_BACKEND_NATIVE:
         return rf_native_spawn(plan, stdio, err);

@@ -43,6 +43,9 @@ struct rf_proc {
     struct rf_net_proxy *net_proxy; /* network: allowlist, or NULL */
     struct rf_placeholders *placeholders; /* removed once the sandbox is gone */
     struct rf_tty *tty; /* RF_STDIO_PTY: the relay (tty/), or NULL */
+    int session_lock;   /* changes: overlay: the session's flock, held while the
+                           sandbox lives (changes.h), or -1 */
+    char *session;      /* ...its id, for the status record, or NULL */
     bool tree_via_init; /* no pid namespace (landlock, none): killing init
                            alone would orphan the tree, so SIGKILL is a
                            message to init, which kills every descendant */

@@ -111,6 +111,8 @@ int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_e
     if (rf_proc_wait_raw(p, watch, err) < 0)
         return -1;
     fill_status(p, out);
+    if (p->session && !(out->session = strdup(p->session)))
+        return rf_error_set(err, ENOMEM, "status");
     /* Every process of the sandbox is gone: no connection can start now. */
     if (p->net_proxy) {
         rf_net_proxy_stop(p->net_proxy);
@@ -134,6 +136,7 @@ RF_EXPORT void rf_status_clear(rf_status *s)
     free(s->setup_error);
     free(s->setup_hint);
     free(s->network_json);
+    free(s->session);
     memset(s, 0, sizeof *s);
 }
 
@@ -168,6 +171,8 @@ json_t *rf_status_json(const rf_status *s)
     json_object_set_new(o, "sys_seconds", json_real(s->sys_seconds));
     json_object_set_new(o, "peak_memory_bytes", json_integer((json_int_t)s->peak_memory_bytes));
     json_object_set_new(o, "limits", limits_json(s));
+    if (s->session) /* changes: overlay: `ringfence changes diff ID` shows what it did */
+        json_object_set_new(o, "session", json_string(s->session));
     if (s->network_json)
         json_object_set_new(o, "network", json_loads(s->network_json, 0, NULL));
     if (s->setup_error)
