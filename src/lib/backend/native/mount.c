@@ -358,10 +358,12 @@ static int overlay_configure(int fsfd, const char *lower, bool userxattr)
     }
     /* redirect_dir and metacopy off: every change is a whole entry in the
      * upper layer, which is what the changeset reads (scan.c). An
-     * unprivileged mount keeps its xattrs in user.* (userxattr). */
-    const char *opts[][2] = { { "upperdir", upper }, { "workdir", work }, { "redirect_dir", "off" },
-                              { "metacopy", "off" },  { "index", "off" } };
-    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+     * unprivileged mount keeps its xattrs in user.* (userxattr), which
+     * implies both (and refuses them named). */
+    const char *opts[][2] = { { "upperdir", upper }, { "workdir", work }, { "index", "off" },
+                              { "redirect_dir", "off" }, { "metacopy", "off" } };
+    size_t n = userxattr ? 3 : sizeof opts / sizeof opts[0];
+    for (size_t i = 0; i < n; i++)
         if (syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, opts[i][0], opts[i][1], 0) < 0 &&
             (i < 2 || errno != EINVAL))
             return -1;
