@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# ringfence changes: list, show, diff (--stat, --name-only, --json, colours),
+# apply, discard, and clear errors for what cannot be done.
+. "$(dirname "$0")/../lib.sh"
+
+if ! rf run --changes overlay -- true >/dev/null 2>"$SCRATCH/probe.err"; then
+    skip "changes: overlay" "this kernel cannot mount the overlay here: $(head -c 200 "$SCRATCH/probe.err")"
+    exit 0
+fi
+rm -rf "$RINGFENCE_HOME/sessions"
+
+# ── no sessions ──
+expect_exit 0 "list with no sessions" rf changes list
+contains "says there are none, and how to make one" "$OUT" "no sessions"
+expect_exit 0 "list --json with no sessions" rf changes list --json
+check "an empty JSON array" test "$(echo "$OUT" | jq -c .)" = "[]"
+
+# ── errors ──
+expect_exit 125 "diff of an unknown session" rf changes diff 0123456789ab
+contains "names the session" "$ERR" "no session 0123456789ab"
+contains "hints at list" "$ERR" "hint: 'ringfence changes list'"
+expect_exit 125 "a session id with a slash is refused" rf changes apply ../../etc
+contains "says it is not an id" "$ERR" "is not a session id"
+expect_exit 125 "an unknown action" rf changes frobnicate
+contains "lists the actions" "$ERR" "expected list, show, diff, apply or discard"
+expect_exit 125 "diff needs an id" rf changes diff
+contains "says so" "$ERR" "needs one session ID"
+expect_exit 125 "--force is for apply" rf changes diff --force abc
+expect_exit 125 "--changes takes direct or overlay" rf run --changes sideways -- true
+contains "says which" "$ERR" "expected direct or overlay"
+expect_exit 125 "run --session of an unknown session" rf run --session feedfacecafe -- true
+contains "names it" "$ERR" "no session feedfacecafe"
+expect_exit 0 "changes --help" rf changes --help
+contains "help shows apply" "$OUT" "ringfence changes apply ID"
+expect_exit 125 "the landlock backend refuses overlay, naming the alternative" \
+    rf run --backend landlock --accept-weaker --changes overlay -- true
+contains "names the backend" "$ERR" "the landlock backend cannot mount the workspace as an overlay"
+contains "hints at native or direct" "$ERR" "--backend native"
+
+# ── a session ──
+printf 'alpha\nbeta\ngamma\n' >"$WS/text.txt"
+echo stays >"$WS/old-name.txt"
+printf 'x\000y' >"$WS/data.bin"
+echo bye >"$WS/gone.txt"
+nl_name=$(printf 'new\nline.txt')
+bad_name=$(printf 'bad\377.txt')
+expect_exit 0 "plan shows the overlay" rf plan --changes overlay -- true
+check "plan: changes.mode overlay" test "$(echo "$OUT" | jq -r .changes.mode)" = overlay
+check "plan: the workspace mount has its overlay" \
+    test "$(echo "$OUT" | jq -r '.mounts[] | select(.why=="workspace") | .overlay' | grep -c sessions/)" = 1
+expect_exit 0 "plan without --changes has no changes key" rf plan -- true
+check "direct plan unchanged" test "$(echo "$OUT" | jq -r .changes)" = null
+expect_exit 0 "an overlay run" rf run --changes overlay --status-json "$SCRATCH/st" -- sh -c "
+    printf 'alpha\nBETA\ngamma\ndelta\n' > text.txt
+    mv old-name.txt new-name.txt
+    printf 'x\001y' > data.bin
+    rm gone.txt
+    chmod 700 text.txt
+    echo nl > '$nl_name'
+    echo bad > '$bad_name'"
+id=$(jq -r .session "$SCRATCH/st")
+check "status record: session id" test -n "$id" -a "$id" != null
+
+expect_exit 0 "list" rf changes list
+contains "list shows the session" "$OUT" "$id"
+contains "list shows the workspace" "$OUT" "$WS"
+expect_exit 0 "list --json" rf changes list --json
+check "list --json: id and file count" test "$(echo "$OUT" | jq -r '.[0].id, .[0].files' | tr '\n' ' ')" = "$id 6 "
+
+expect_exit 0 "diff" rf changes diff "$id"
+contains "unified diff of a text file" "$OUT" "@@ -1,3 +1,4 @@"
+contains "removed line" "$OUT" "-beta"
+contains "added line" "$OUT" "+BETA"
+contains "mode change" "$OUT" "new mode 100700"
+contains "rename shown" "$OUT" "rename from old-name.txt"
+contains "binary: one line" "$OUT" "Binary files a/data.bin and b/data.bin differ"
+contains "deletion" "$OUT" "deleted file mode 100644"
+contains "a newline in a name is quoted" "$OUT" 'b/"new\nline.txt"'
+contains "invalid UTF-8 is quoted" "$OUT" 'b/"bad\377.txt"'
+lacks "no colours when not a terminal" "$OUT" $'\033['
+expect_exit 0 "diff --color always" rf changes diff --color always "$id"
+contains "colours on request" "$OUT" $'\033[32m+BETA'
+expect_exit 0 "diff --stat" rf changes diff --stat "$id"
+contains "stat: per file" "$OUT" "text.txt"
+contains "stat: binary" "$OUT" "Bin"
+contains "stat: summary" "$OUT" "6 files changed, 4 insertions(+), 2 deletions(-)"
+expect_exit 0 "diff --name-only" rf changes diff --name-only "$id"
+contains "name-only" "$OUT" "new-name.txt"
+lacks "name-only has no diff" "$OUT" "@@"
+expect_exit 0 "diff --json" rf changes diff --json "$id"
+check "json: the rename" test "$(echo "$OUT" | jq -r '.changes[] | select(.kind=="renamed") | .old_path')" = old-name.txt
+check "json: the modified file's counts" \
+    test "$(echo "$OUT" | jq -r '.changes[] | select(.path=="text.txt") | "\(.insertions) \(.deletions)"')" = "2 1"
+check "json: a newline in a name survives" test "$(echo "$OUT" | jq -r '.changes[] | select(.path|test("\n")) | .kind')" = added
+expect_exit 0 "show" rf changes show "$id"
+contains "show: R" "$OUT" "R old-name.txt -> new-name.txt"
+contains "show: D" "$OUT" "D gone.txt"
+
+expect_exit 0 "apply --json" rf changes apply --json "$id"
+check "apply --json: nothing left out" test "$(echo "$OUT" | jq -c '[.conflicts, .refused, .failed]')" = "[[],[],[]]"
+check "applied: the text" test "$(sed -n 2p "$WS/text.txt")" = BETA
+check "applied: the mode" test "$(stat -c %a "$WS/text.txt")" = 700
+check "applied: the rename" test -e "$WS/new-name.txt" -a ! -e "$WS/old-name.txt"
+check "applied: the deletion" test ! -e "$WS/gone.txt"
+check "applied: the odd names" test -e "$WS/$nl_name" -a -e "$WS/$bad_name"
+expect_exit 125 "an applied session is gone" rf changes show "$id"
