@@ -97,7 +97,9 @@ static int lower_stat(scan *sc, struct stat *st)
 {
     _cleanup_close_ int fd = rf_changes_open_beneath(sc->ws_fd, *sc->path ? sc->path : ".", O_PATH);
     if (fd < 0)
-        return errno == ENOENT || errno == ENOTDIR ? 0 : rf_error_set(sc->err, errno, "changes: %s", sc->path);
+        return errno == ENOENT || errno == ENOTDIR || errno == EXDEV /* a mount: not in the lower layer */
+                   ? 0
+                   : rf_error_set(sc->err, errno, "changes: %s", sc->path);
     return fstat(fd, st) < 0 ? rf_error_set(sc->err, errno, "changes: %s", sc->path) : 1;
 }
 
