@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# --changes overlay (docs/changes.md):
+#  1. start cost: `run -- /bin/true` direct, with a new overlay session each
+#     time, and continuing one session (--session), interleaved;
+#  2. `changes diff` (the full unified diff, and --stat) of a 10,000-file
+#     workspace (100 directories x 100 files) in which a command changed 100;
+#  3. `changes apply` of 1,000 changed files (each: temp, fsync, rename).
+#
+#   bench/changes.sh [BUILD_DIR] [RUNS]     (default: build, 200)
+#
+# Timings are for notes and comparisons, never for pass/fail.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+runs=${2:-200}
+. "$(dirname "$0")/lib.sh"
+
+# Bash's own clock: no process start inside the measured span.
+now() { echo "${EPOCHREALTIME/./}"; }
+ms() { local t; t=$(now); echo "$(((t - $1) / 1000)).$((((t - $1) % 1000) / 100))"; }
+
+echo "bench: as uid $(id -u), kernel $(uname -r)"
+"$rf" run --changes overlay --status-json "$top_tmp/st" -- /bin/true
+sid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$top_tmp/st")
+python3 "$top/bench/interleave.py" --runs "$runs" --warmup 10 --base direct \
+    direct="$rf run -- /bin/true" \
+    overlay-new="$rf run --changes overlay -- /bin/true" \
+    overlay-continue="$rf run --session $sid -- /bin/true"
+rm -rf "$RINGFENCE_HOME/sessions"
+
+# 2. diff: 10,000 files, 100 changed.
+for d in $(seq -w 0 99); do
+    mkdir "$ws/d$d"
+    for f in $(seq -w 0 99); do printf 'line one\nline two %s\nline three\n' "$f" >"$ws/d$d/f$f"; done
+done
+"$rf" run --changes overlay --status-json "$top_tmp/st" -- sh -c \
+    'for d in $(seq -w 0 99); do printf "line one\nLINE TWO\nline three\n" > d$d/f00; done'
+sid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$top_tmp/st")
+for what in "diff" "diff --stat" "diff --json"; do
+    best=
+    for _ in 1 2 3 4 5; do
+        t=$(now); "$rf" changes $what "$sid" >/dev/null; m=$(ms "$t")
+        best=$(python3 -c 'import sys; a=[float(x) for x in sys.argv[1:] if x]; print(min(a))' "$m" "${best:-}")
+    done
+    echo "changes $what, 10,000 files, 100 changed: best of 5 $best ms"
+done
+"$rf" changes discard "$sid" >/dev/null
+
+# 3. apply: 1,000 changed files (10 directories' 100 each).
+"$rf" run --changes overlay --status-json "$top_tmp/st" -- sh -c \
+    'for d in $(seq -f %02g 0 9); do for f in $(seq -w 0 99); do echo changed > d$d/f$f; done; done'
+sid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$top_tmp/st")
+t=$(now); "$rf" changes apply "$sid" >/dev/null; m=$(ms "$t")
+echo "changes apply, 1,000 changed files: $m ms"
