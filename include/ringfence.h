@@ -600,6 +600,12 @@ typedef struct rf_apply_report {
 RF_EXPORT int rf_session_apply(rf_session *s, char *const *only, bool force, rf_apply_report *report,
                                rf_error **err);
 RF_EXPORT void rf_apply_report_clear(rf_apply_report *r);
+/* When `policy` has changes: overlay and names no session: make it run
+ * every later command in one new session (its id chosen and its directory
+ * made now), what `ringfence mcp --changes overlay` does for a
+ * connection; otherwise nothing. The id is rf_policy_session. */
+RF_EXPORT int rf_policy_start_session(rf_policy *policy, rf_error **err);
+RF_EXPORT const char *rf_policy_session(const rf_policy *policy); /* or NULL */
 /* Delete the session and its upper layer; the real workspace is untouched. */
 RF_EXPORT int rf_session_discard(rf_session *s, rf_error **err);
 

@@ -104,3 +104,22 @@ check "applied: the rename" test -e "$WS/new-name.txt" -a ! -e "$WS/old-name.txt
 check "applied: the deletion" test ! -e "$WS/gone.txt"
 check "applied: the odd names" test -e "$WS/$nl_name" -a -e "$WS/$bad_name"
 expect_exit 125 "an applied session is gone" rf changes show "$id"
+
+# ── MCP: every exec of a connection in one session, changes_diff offered ──
+echo orig >"$WS/mcp.txt"
+rm -rf "$RINGFENCE_HOME/sessions"
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' "$@"; }
+{ echo "$init"; echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  echo '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+  call 3 exec '{"command":"echo changed > mcp.txt"}'
+  call 4 exec '{"command":"cat mcp.txt; echo two > mcp2.txt"}'
+  sleep 3; call 5 changes_diff '{}'; sleep 1; } |
+    rf mcp --changes overlay >"$SCRATCH/mcp.out" 2>"$SCRATCH/mcp.err"
+tools=$(jq -r 'select(.id==2) | [.result.tools[].name] | join(" ")' "$SCRATCH/mcp.out")
+check "mcp overlay: exec and changes_diff offered, no file tools" test "$tools" = "exec changes_diff"
+contains "mcp: the second call sees the first's change" "$(jq -r 'select(.id==4) | .result.content[0].text' "$SCRATCH/mcp.out")" changed
+contains "mcp: changes_diff shows both calls' changes" "$(jq -r 'select(.id==5) | .result.content[0].text' "$SCRATCH/mcp.out")" "+two"
+check "mcp: one session for the connection" test "$(ls "$RINGFENCE_HOME/sessions" | wc -l)" = 1
+check "mcp: the real workspace is untouched" test "$(cat "$WS/mcp.txt")" = orig
+contains "mcp: the session is named on stderr" "$(cat "$SCRATCH/mcp.err")" "changes go to session"

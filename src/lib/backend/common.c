@@ -134,7 +134,7 @@ int rf_backend_start_prepare(const rf_plan *plan, rf_backend_start *s, rf_error 
     if (rf_backend_make_instance_dirs(plan, err) < 0)
         goto fail;
     if (plan->session && (session_prepare(plan, err) < 0 ||
-                          (s->session_lock = rf_session_lock(plan->session_dir, plan->session, err)) < 0))
+                          (s->session_lock = rf_session_lock(plan->session_dir, plan->session, true, err)) < 0))
         goto fail;
     rf_fault_point("instance-dirs");
     if (rf_placeholders_make(plan, &s->placeholders, err) < 0)

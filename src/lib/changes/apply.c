@@ -394,7 +394,7 @@ RF_EXPORT int rf_session_apply(rf_session *s, char *const *only, bool force, rf_
 {
     memset(report, 0, sizeof *report);
     applier ap = { .s = s, .ws = -1, .upper = -1, .force = force, .rep = report };
-    _cleanup_close_ int lock = rf_session_lock(s->dir, s->id, err);
+    _cleanup_close_ int lock = rf_session_lock(s->dir, s->id, false, err);
     if (lock < 0 || normalize_only(s, only, &ap.only, err) < 0) {
         rf_strv_free(ap.only);
         return -1;

@@ -50,9 +50,11 @@ char *rf_session_dir_path(const char *root, const char *id);
  * the sandbox sees that directory as, `owner`/`group`. */
 int rf_session_prepare(const char *root, const char *id, const char *workspace, const char *instance,
                        uid_t owner, gid_t group, rf_error **err);
-/* flock the session's lock exclusively, without waiting; returns the fd
- * or -1 with *err ("in use"). */
-int rf_session_lock(const char *dir, const char *id, rf_error **err);
+/* flock the session's lock exclusively; returns the fd or -1 with *err.
+ * `wait`: a run waits for the one before it (an overlay is mounted by one
+ * sandbox at a time: an MCP connection's exec calls queue here); apply
+ * and discard do not wait, they fail "in use". */
+int rf_session_lock(const char *dir, const char *id, bool wait, rf_error **err);
 /* Open a directory of the session (upper) as O_RDONLY|O_DIRECTORY, not
  * following symlinks. */
 int rf_session_open_upper(const rf_session *s, rf_error **err);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Sessions: create, find, list, lock and discard (layout in changes.h). */
 #include "changes/changes.h"
+#include "policy/policy.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 
@@ -148,7 +149,7 @@ int rf_session_prepare(const char *root, const char *id, const char *workspace, 
     return rc;
 }
 
-int rf_session_lock(const char *dir, const char *id, rf_error **err)
+int rf_session_lock(const char *dir, const char *id, bool wait, rf_error **err)
 {
     _cleanup_free_ char *path = NULL;
     if (asprintf(&path, "%s/lock", dir) < 0)
@@ -156,7 +157,10 @@ int rf_session_lock(const char *dir, const char *id, rf_error **err)
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return rf_error_set(err, errno, "session: %s", path);
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+    int rc;
+    while ((rc = flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) < 0 && errno == EINTR)
+        ;
+    if (rc < 0) {
         int e = errno;
         close(fd);
         if (e == EWOULDBLOCK) {
@@ -337,7 +341,7 @@ int rf_changes_remove_tree(int dirfd, const char *name)
 
 RF_EXPORT int rf_session_discard(rf_session *s, rf_error **err)
 {
-    _cleanup_close_ int lock = rf_session_lock(s->dir, s->id, err);
+    _cleanup_close_ int lock = rf_session_lock(s->dir, s->id, false, err);
     if (lock < 0)
         return -1;
     _cleanup_free_ char *sessions = NULL;
@@ -347,4 +351,35 @@ RF_EXPORT int rf_session_discard(rf_session *s, rf_error **err)
     if (fd < 0 || rf_changes_remove_tree(fd, s->id) < 0)
         return rf_error_set(err, errno, "discard session %s (%s)", s->id, s->dir);
     return 0;
+}
+
+RF_EXPORT int rf_policy_start_session(rf_policy *policy, rf_error **err)
+{
+    char id[RF_SESSION_ID_MAX];
+    struct stat st;
+    if (policy->changes != RF_CHANGES_OVERLAY || policy->session)
+        return 0;
+    if (rf_session_new_id(id, err) < 0)
+        return -1;
+    if (stat(policy->workspace, &st) < 0)
+        return rf_error_set(err, errno, "workspace %s", policy->workspace);
+    /* The owner the sandbox sees the workspace's directory as (common.c). */
+    uid_t uid = st.st_uid;
+    gid_t gid = st.st_gid;
+    if (geteuid() == 0 && uid == 0)
+        uid = policy->map_root_to, gid = (gid_t)policy->map_root_to;
+    if (rf_session_prepare(policy->instance_root, id, policy->workspace, policy->instance, uid, gid, err) < 0)
+        return -1;
+    char *copy = strdup(id);
+    if (!copy)
+        return rf_error_set(err, ENOMEM, "session");
+    free(policy->session);
+    policy->session = copy;
+    policy->changes = RF_CHANGES_OVERLAY;
+    return 0;
+}
+
+RF_EXPORT const char *rf_policy_session(const rf_policy *policy)
+{
+    return policy ? policy->session : NULL;
 }

@@ -449,7 +449,9 @@ RF_EXPORT rf_mcp_server *rf_mcp_server_new(const rf_policy *policy, const rf_mcp
     }
     /* exec's sandboxes built ahead: a call then only hands over its command.
      * Where the pool cannot be (another backend), exec builds on demand. */
-    if (s->opts.exec_pool_size && rf_policy_tool_enabled(policy, "exec")) {
+    /* A warm pool's sandboxes are built ahead, each with a session of its
+     * own: with changes: overlay every call runs in the connection's one. */
+    if (s->opts.exec_pool_size && rf_policy_tool_enabled(policy, "exec") && policy->changes != RF_CHANGES_OVERLAY) {
         rf_error *perr = NULL;
         s->pool = rf_pool_new(policy, s->opts.exec_pool_size, &perr);
         if (!s->pool)
