@@ -123,3 +123,10 @@ contains "mcp: changes_diff shows both calls' changes" "$(jq -r 'select(.id==5) 
 check "mcp: one session for the connection" test "$(ls "$RINGFENCE_HOME/sessions" | wc -l)" = 1
 check "mcp: the real workspace is untouched" test "$(cat "$WS/mcp.txt")" = orig
 contains "mcp: the session is named on stderr" "$(cat "$SCRATCH/mcp.err")" "changes go to session"
+
+# ── an instance's sessions live and die with it ──
+rm -rf "$RINGFENCE_HOME/sessions"
+expect_exit 0 "an overlay run in an instance" rf run --instance rf-ch --changes overlay -- sh -c 'echo i > inst.txt'
+check "the session records its instance" test "$(rf changes list --json | jq -r '.[0].instance')" = rf-ch
+expect_exit 0 "instance rm" rf instance rm rf-ch
+check "instance rm removed its session" test "$(rf changes list --json | jq length)" = 0

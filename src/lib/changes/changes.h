@@ -58,6 +58,10 @@ int rf_session_lock(const char *dir, const char *id, bool wait, rf_error **err);
 /* Open a directory of the session (upper) as O_RDONLY|O_DIRECTORY, not
  * following symlinks. */
 int rf_session_open_upper(const rf_session *s, rf_error **err);
+/* An instance's sessions live and die with it: remove those whose record
+ * names `instance` (rf_instance_destroy). Best effort: a session in use is
+ * left for its sandbox. */
+void rf_sessions_remove_instance(const char *root, const char *instance);
 /* Remove the tree `name` beneath dirfd, never following a symlink. */
 int rf_changes_remove_tree(int dirfd, const char *name);
 

@@ -383,3 +383,15 @@ RF_EXPORT const char *rf_policy_session(const rf_policy *policy)
 {
     return policy ? policy->session : NULL;
 }
+
+void rf_sessions_remove_instance(const char *root, const char *instance)
+{
+    char **ids = rf_session_list(root, NULL);
+    for (size_t i = 0; ids && ids[i]; i++) {
+        rf_session *s = rf_session_open(root, ids[i], NULL);
+        if (s && s->instance && !strcmp(s->instance, instance))
+            rf_session_discard(s, NULL);
+        rf_session_free(s);
+    }
+    rf_session_list_free(ids);
+}
