@@ -143,4 +143,17 @@ check "the status record names the same session" test "$(session_of "$SCRATCH/st
 check "the workspace is still unchanged" test "$(snap "$WS")" = "$before"
 expect_exit 0 "apply --only second.txt" rf changes apply "$id4" --only second.txt
 check "only second.txt was applied" test -e "$WS/second.txt" -a -e "$WS/del.txt"
+
+# ── 5. The session itself is out of the command's reach ──
+expect_exit 0 "overlay run looking for its own session" rf run --session "$id4" -- sh -c "
+    cat '$RINGFENCE_HOME/sessions/$id4/session.json' 2>/dev/null && echo READ-RECORD
+    ls -a '$RINGFENCE_HOME/sessions' 2>/dev/null | grep -q . && echo SAW-SESSIONS
+    ls -a / | grep -q rf-session && echo SAW-STAGE
+    umount '$WS' 2>/dev/null && echo UNMOUNTED
+    echo x > '$SCRATCH/escaped' 2>/dev/null && echo WROTE-OUTSIDE
+    true"
+for leak in READ-RECORD SAW-SESSIONS SAW-STAGE UNMOUNTED WROTE-OUTSIDE; do
+    lacks "the command cannot: $leak" "$OUT" "$leak"
+done
+check "nothing written outside the workspace" test ! -e "$SCRATCH/escaped"
 rm -rf "$RINGFENCE_HOME/sessions"
