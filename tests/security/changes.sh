@@ -150,10 +150,10 @@ expect_exit 0 "overlay run looking for its own session" rf run --session "$id4" 
     ls -a '$RINGFENCE_HOME/sessions' 2>/dev/null | grep -q . && echo SAW-SESSIONS
     ls -a / | grep -q rf-session && echo SAW-STAGE
     umount '$WS' 2>/dev/null && echo UNMOUNTED
-    echo x > '$SCRATCH/escaped' 2>/dev/null && echo WROTE-OUTSIDE
+    echo x > '$SCRATCH/escaped' 2>/dev/null # (the private /tmp takes it, if anything)
     true"
-for leak in READ-RECORD SAW-SESSIONS SAW-STAGE UNMOUNTED WROTE-OUTSIDE; do
+for leak in READ-RECORD SAW-SESSIONS SAW-STAGE UNMOUNTED; do
     lacks "the command cannot: $leak" "$OUT" "$leak"
 done
-check "nothing written outside the workspace" test ! -e "$SCRATCH/escaped"
+check "nothing written outside the workspace on the host" test ! -e "$SCRATCH/escaped"
 rm -rf "$RINGFENCE_HOME/sessions"
