@@ -37,6 +37,11 @@ static const char *setup_hint(const rf_proc *p)
         return "as root, the sandbox writes to host paths through an idmapped mount (root inside is "
                "never host root), which this filesystem does not allow on this kernel: put the "
                "workspace (or the rw expose) on ext4, xfs or btrfs, or run ringfence as an ordinary user";
+    if (!strcmp(p->setup_step, "mount the workspace overlay") || !strcmp(p->setup_step, "overlay session directory"))
+        return "the session's upper layer lives under the instance root (RINGFENCE_HOME), which must be on a "
+               "filesystem overlayfs can write to (ext4, xfs, btrfs, tmpfs; not NFS, FUSE or another overlay), "
+               "and an unprivileged caller needs Linux 5.11: move RINGFENCE_HOME, or use --changes direct "
+               "('ringfence doctor' says what works here)";
     if (!strcmp(p->setup_step, "enter working directory"))
         return "the sandbox user cannot enter it; check its permissions or pass --chdir";
     return NULL;
