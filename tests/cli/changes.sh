@@ -113,6 +113,7 @@ call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name"
 { echo "$init"; echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
   echo '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
   call 3 exec '{"command":"echo changed > mcp.txt"}'
+  sleep 2 # calls run concurrently: the second is sent once the first is done
   call 4 exec '{"command":"cat mcp.txt; echo two > mcp2.txt"}'
   sleep 3; call 5 changes_diff '{}'; sleep 1; } |
     rf mcp --changes overlay >"$SCRATCH/mcp.out" 2>"$SCRATCH/mcp.err"

@@ -382,6 +382,7 @@ int rf_changes_scan(const rf_session *s, int upper_fd, int ws_fd, rf_changeset *
      * only mirrors it (session.c), so it is not compared. */
     if (walk(&sc, upper_fd, true, has_overlay_xattr(upper_fd, "opaque", "y"), 0) < 0)
         return -1;
-    qsort(cs->v, cs->n, sizeof *cs->v, cmp_change);
+    if (cs->n > 1)
+        qsort(cs->v, cs->n, sizeof *cs->v, cmp_change);
     return find_renames(&sc, upper_fd);
 }

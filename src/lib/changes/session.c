@@ -281,7 +281,8 @@ RF_EXPORT char **rf_session_list(const char *root, rf_error **err)
         v[n++] = (listed){ .id = steal_ptr(&s->id), .created = s->created };
         rf_session_free(s);
     }
-    qsort(v, n, sizeof *v, cmp_listed);
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_listed);
     char **ids = calloc(n + 1, sizeof *ids);
     for (size_t i = 0; i < n; i++)
         if (ids)
