@@ -330,10 +330,37 @@ static int same_moved(scan *sc, int upper_fd, const char *to, const char *from)
 }
 
 /* A file deleted at one path and added with the same bytes at another was
- * moved (overlayfs shows a rename as exactly that). Bounded: at most
- * RENAME_PROBES content comparisons, the rest stays delete + add. */
+ * moved (overlayfs shows a rename as exactly that). The deleted files are
+ * indexed by size, so a changeset of 100,000 new files costs a sort, not
+ * 100,000 scans; at most RENAME_PROBES contents are compared, the rest
+ * stays delete + add. */
 #define RENAME_PROBES 4096
-static int find_renames(scan *sc, int upper_fd)
+typedef struct sized {
+    long long size;
+    size_t idx;
+} sized;
+
+static int cmp_sized(const void *a, const void *b)
+{
+    const sized *x = a, *y = b;
+    return x->size < y->size ? -1 : x->size > y->size ? 1 : x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The first entry of v[0..n) of this size, or n. */
+static size_t first_of_size(const sized *v, size_t n, long long size)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].size < size)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int pair_renames(scan *sc, int upper_fd, sized *dels, size_t nd, bool *gone)
 {
     rf_changeset *cs = sc->cs;
     size_t probes = 0;
@@ -341,9 +368,10 @@ static int find_renames(scan *sc, int upper_fd)
         rf_change *add = &cs->v[i];
         if (add->kind != RF_CHANGE_ADDED || add->type != 'f' || add->new_size == 0)
             continue;
-        for (size_t j = 0; j < cs->n && probes < RENAME_PROBES; j++) {
-            rf_change *del = &cs->v[j];
-            if (del->kind != RF_CHANGE_DELETED || del->type != 'f' || del->old_size != add->new_size)
+        for (size_t k = first_of_size(dels, nd, add->new_size);
+             k < nd && dels[k].size == add->new_size && probes < RENAME_PROBES; k++) {
+            rf_change *del = &cs->v[dels[k].idx];
+            if (gone[dels[k].idx])
                 continue;
             probes++;
             int same = same_moved(sc, upper_fd, add->path, del->path);
@@ -355,14 +383,40 @@ static int find_renames(scan *sc, int upper_fd)
             add->old_path = steal_ptr(&del->path);
             add->old_mode = del->old_mode;
             add->old_size = del->old_size;
-            free(del->path);
-            memmove(del, del + 1, (cs->n - j - 1) * sizeof *del);
-            cs->n--;
-            if (j < i)
-                i--;
+            gone[dels[k].idx] = true;
             break;
         }
     }
+    return 0;
+}
+
+static int find_renames(scan *sc, int upper_fd)
+{
+    rf_changeset *cs = sc->cs;
+    size_t nd = 0;
+    for (size_t i = 0; i < cs->n; i++)
+        nd += cs->v[i].kind == RF_CHANGE_DELETED && cs->v[i].type == 'f';
+    if (nd == 0)
+        return 0;
+    _cleanup_free_ sized *dels = malloc(nd * sizeof *dels);
+    _cleanup_free_ bool *gone = calloc(cs->n, sizeof *gone);
+    if (!dels || !gone)
+        return rf_error_set(sc->err, ENOMEM, "changes");
+    nd = 0;
+    for (size_t i = 0; i < cs->n; i++)
+        if (cs->v[i].kind == RF_CHANGE_DELETED && cs->v[i].type == 'f')
+            dels[nd++] = (sized){ cs->v[i].old_size, i };
+    qsort(dels, nd, sizeof *dels, cmp_sized);
+    if (pair_renames(sc, upper_fd, dels, nd, gone) < 0)
+        return -1;
+    size_t w = 0; /* drop the deletions that became renames, in order */
+    for (size_t i = 0; i < cs->n; i++) {
+        if (gone[i])
+            free(cs->v[i].path);
+        else
+            cs->v[w++] = cs->v[i];
+    }
+    cs->n = w;
     return 0;
 }
 
