@@ -131,3 +131,16 @@ expect_exit 0 "an overlay run in an instance" rf run --instance rf-ch --changes 
 check "the session records its instance" test "$(rf changes list --json | jq -r '.[0].instance')" = rf-ch
 expect_exit 0 "instance rm" rf instance rm rf-ch
 check "instance rm removed its session" test "$(rf changes list --json | jq length)" = 0
+
+# ── the container backend: podman's overlay volume ──
+echo keep >"$WS/ct.txt"
+if rf run --backend container --accept-weaker -- true >/dev/null 2>&1; then
+    expect_exit 0 "container backend: an overlay run" rf run --backend container --accept-weaker --changes overlay \
+        --status-json "$SCRATCH/ct" -- sh -c 'rm ct.txt && echo made > ct-new.txt'
+    check "container: the workspace is untouched" test -e "$WS/ct.txt" -a ! -e "$WS/ct-new.txt"
+    expect_exit 0 "container: changes show" rf changes show "$(jq -r .session "$SCRATCH/ct")"
+    contains "container: the deletion" "$OUT" "D ct.txt"
+    contains "container: the new file" "$OUT" "A ct-new.txt"
+else
+    skip "container backend: an overlay run" "the container backend does not run here"
+fi

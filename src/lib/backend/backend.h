@@ -53,6 +53,10 @@ typedef struct rf_placeholders rf_placeholders;
 int rf_placeholders_make(const rf_plan *plan, rf_placeholders **out, rf_error **err);
 void rf_placeholders_remove(rf_placeholders *ph);
 
+/* changes: overlay: create (or check) the plan's session and take its
+ * lock for the sandbox's life: *lock gets the fd, -1 without a session. */
+int rf_backend_session_open(const rf_plan *plan, int *lock, rf_error **err);
+
 typedef struct rf_backend_start {
     struct rf_cgroup *cgroup;
     rf_placeholders *placeholders;

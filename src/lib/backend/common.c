@@ -127,14 +127,24 @@ static int session_prepare(const rf_plan *plan, rf_error **err)
                               uid, gid, err);
 }
 
+int rf_backend_session_open(const rf_plan *plan, int *lock, rf_error **err)
+{
+    *lock = -1;
+    if (!plan->session)
+        return 0;
+    if (session_prepare(plan, err) < 0)
+        return -1;
+    *lock = rf_session_lock(plan->session_dir, plan->session, true, err);
+    return *lock < 0 ? -1 : 0;
+}
+
 int rf_backend_start_prepare(const rf_plan *plan, rf_backend_start *s, rf_error **err)
 {
     memset(s, 0, sizeof *s);
     s->session_lock = -1;
     if (rf_backend_make_instance_dirs(plan, err) < 0)
         goto fail;
-    if (plan->session && (session_prepare(plan, err) < 0 ||
-                          (s->session_lock = rf_session_lock(plan->session_dir, plan->session, true, err)) < 0))
+    if (rf_backend_session_open(plan, &s->session_lock, err) < 0)
         goto fail;
     rf_fault_point("instance-dirs");
     if (rf_placeholders_make(plan, &s->placeholders, err) < 0)

@@ -17,15 +17,16 @@ static int refuse_backend(const rf_plan *plan, rf_error **err)
 {
     rf_error_set(err, 0, "changes: overlay: the %s backend cannot mount the workspace as an overlay, so the "
                          "command would write the real workspace", rf_backend_name(plan->backend));
-    return rf_error_hint_set(err, "use --backend native (or bwrap), or --changes direct to let it write the "
-                                  "workspace itself");
+    return rf_error_hint_set(err, "use --backend native (or bwrap, or container with podman), or --changes "
+                                  "direct to let it write the workspace itself");
 }
 
 int rf_plan_add_session(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     if (policy->changes != RF_CHANGES_OVERLAY)
         return 0;
-    if (plan->backend != RF_BACKEND_NATIVE && plan->backend != RF_BACKEND_BWRAP)
+    if (plan->backend != RF_BACKEND_NATIVE && plan->backend != RF_BACKEND_BWRAP &&
+        plan->backend != RF_BACKEND_CONTAINER)
         return refuse_backend(plan, err);
     char id[RF_SESSION_ID_MAX];
     if (policy->session) {
