@@ -187,7 +187,7 @@ static int write_temp(applier *ap, const rf_change *c, int dir, const char *tmp,
         text[n] = '\0';
         return symlinkat(text, dir, tmp);
     }
-    _cleanup_close_ int in = rf_changes_open_beneath(ap->upper, c->path, O_RDONLY);
+    _cleanup_close_ int in = rf_changes_open_beneath(ap->upper, c->path, O_RDONLY | O_NONBLOCK);
     struct stat st;
     if (in < 0 || fstat(in, &st) < 0)
         return -1;

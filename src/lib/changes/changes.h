@@ -69,8 +69,9 @@ int rf_changes_remove_tree(int dirfd, const char *name);
 int rf_changes_scan(const rf_session *s, int upper_fd, int ws_fd, rf_changeset *cs, rf_error **err);
 /* Is this upper entry overlayfs' whiteout (a deletion)? */
 bool rf_changes_is_whiteout(const struct stat *st);
-/* Open `rel` beneath dirfd without following any symlink (O_PATH unless
- * flags say otherwise); -1 with errno. */
+/* Open `rel` beneath dirfd without following any symlink; -1 with errno.
+ * Readers pass O_NONBLOCK: a fifo swapped in for a file must not hang
+ * them (its type is checked after the open). */
 int rf_changes_open_beneath(int dirfd, const char *rel, int flags);
 
 /* diff.c: a unified diff of two texts (3 lines of context) appended to

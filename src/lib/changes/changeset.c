@@ -125,7 +125,7 @@ static int read_side(int dirfd, const char *path, char type, bool present, char 
     *len = 0;
     if (!present)
         return 0;
-    _cleanup_close_ int fd = rf_changes_open_beneath(dirfd, path, type == 'l' ? O_PATH : O_RDONLY);
+    _cleanup_close_ int fd = rf_changes_open_beneath(dirfd, path, type == 'l' ? O_PATH : O_RDONLY | O_NONBLOCK);
     if (fd < 0)
         return -1;
     if (type == 'l') {
@@ -137,6 +137,10 @@ static int read_side(int dirfd, const char *path, char type, bool present, char 
     struct stat st;
     if (fstat(fd, &st) < 0)
         return -1;
+    if (!S_ISREG(st.st_mode)) { /* swapped since the scan */
+        errno = EINVAL;
+        return -1;
+    }
     if (st.st_size > DIFF_MAX_BYTES) {
         *big = true;
         return 0;
