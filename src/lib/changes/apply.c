@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rf_session_apply: the session's changes into the real workspace.
  *
- *  1. conflicts: a real file whose ctime is at or after the session began
+ *  1. conflicts: a real file whose ctime is after the session began
  *     was changed on the host meanwhile; it is listed and left alone
  *     (unless force). ctime, not mtime: utimes() can fake an mtime, not a
  *     ctime. Checked again right before each rename.
@@ -105,7 +105,7 @@ static int changed_since(const applier *ap, const char *rel)
     if (fstat(fd, &st) < 0)
         return -1;
     const struct timespec *b = &ap->s->began;
-    return st.st_ctim.tv_sec > b->tv_sec || (st.st_ctim.tv_sec == b->tv_sec && st.st_ctim.tv_nsec >= b->tv_nsec);
+    return st.st_ctim.tv_sec > b->tv_sec || (st.st_ctim.tv_sec == b->tv_sec && st.st_ctim.tv_nsec > b->tv_nsec);
 }
 
 

@@ -215,8 +215,11 @@ RF_EXPORT char *rf_change_diff(rf_session *s, const rf_change *c, bool color, si
                                 c->refused, color ? "\033[m" : "");
     else if (rc == 0) {
         rc = header(c, qa, qb, color, &out, &len);
-        if (rc == 0 && c->type != 'd' && c->kind != RF_CHANGE_MODE)
-            rc = body(s, c, qa, qb, color, &out, &len, &ins, &del);
+        /* A file the command made unreadable (chmod 000) is said so, and
+         * the rest of the changeset still shows. */
+        if (rc == 0 && c->type != 'd' && c->kind != RF_CHANGE_MODE &&
+            body(s, c, qa, qb, color, &out, &len, &ins, &del) < 0)
+            rc = errno == ENOMEM ? -1 : rf_changes_appendf(&out, &len, "cannot read %s: %s\n", qb, strerror(errno));
     }
     if (rc < 0) {
         rf_error_set(err, errno ? errno : ENOMEM, "diff %s", c->path);

@@ -203,6 +203,8 @@ static int same_content(scan *sc, int upper_dir, const char *name)
 {
     _cleanup_close_ int a = rf_changes_open_beneath(upper_dir, name, O_RDONLY | O_NONBLOCK);
     _cleanup_close_ int b = rf_changes_open_beneath(sc->ws_fd, sc->path, O_RDONLY | O_NONBLOCK);
+    if ((a < 0 || b < 0) && errno == EACCES)
+        return 0; /* made unreadable (chmod 000): shown as changed, not compared */
     if (a < 0 || b < 0)
         return rf_error_set(sc->err, errno, "changes: read %s", sc->path);
     static char x[65536], y[65536]; /* the scan is single-threaded per process call */

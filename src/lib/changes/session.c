@@ -64,10 +64,12 @@ static int write_record(const char *dir, const char *id, const char *workspace, 
 {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    /* The coarse clock is what filesystems stamp ctime with: a file
-     * changed after this instant has a ctime at or after it. */
-    struct timespec began;
-    clock_gettime(CLOCK_REALTIME_COARSE, &began);
+    /* A file changed before this instant has a ctime at or before it (a
+     * ctime is never ahead of the clock), so a workspace made just before
+     * the run shows no false conflicts. A change after it has a later
+     * ctime, except within the coarse clock's tick that filesystems may
+     * stamp with (a few ms at the very start: docs/changes.md). */
+    struct timespec began = now;
     json_t *j = json_pack("{s:s, s:s, s:s?, s:f, s:I, s:I}", "id", id, "workspace", workspace, "instance",
                           instance, "created", (double)now.tv_sec + now.tv_nsec / 1e9, "began_sec",
                           (json_int_t)began.tv_sec, "began_nsec", (json_int_t)began.tv_nsec);
