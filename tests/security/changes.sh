@@ -157,3 +157,29 @@ for leak in READ-RECORD SAW-SESSIONS SAW-STAGE UNMOUNTED; do
 done
 check "nothing written outside the workspace on the host" test ! -e "$SCRATCH/escaped"
 rm -rf "$RINGFENCE_HOME/sessions"
+
+# ── 6. A full disk during apply: every file old or new, a report, a rerun finishes ──
+FULL="$SCRATCH/full"
+mkdir -p "$FULL"
+if ! is_root || ! mount -t tmpfs -o size=1m,mode=0777 tmpfs "$FULL" 2>/dev/null; then
+    skip "full disk during apply" "needs root to mount a small tmpfs as the workspace"
+    exit 0
+fi
+eval "set -- $(trap -p EXIT)"
+trap "umount -l '$FULL' 2>/dev/null; $3" EXIT
+set --
+echo small-old >"$FULL/a.txt"
+head -c 2000 /dev/zero | tr '\0' o >"$FULL/big.txt"
+expect_exit 0 "overlay run on a small workspace" rf run --workspace "$FULL" --changes overlay \
+    --status-json "$SCRATCH/st6" -- sh -c 'echo small-new > a.txt; head -c 400000 /dev/zero | tr "\0" n > big.txt'
+id6=$(session_of "$SCRATCH/st6")
+dd if=/dev/zero of="$FULL/filler" bs=4096 count=170 2>/dev/null # leaves about 330 KiB: not enough for big.txt
+expect_exit 1 "apply on a nearly full disk: partly applied" rf changes apply "$id6"
+contains "the file that did not fit is reported" "$ERR" "failed: big.txt"
+contains "what fitted is reported applied" "$OUT" "applied: a.txt"
+check "the file that did not fit is whole and old" test "$(head -c 2000 /dev/zero | tr '\0' o)" = "$(cat "$FULL/big.txt")"
+check "no temporary file is left" test -z "$(ls -A "$FULL" | grep rf-apply)"
+rm "$FULL/filler"
+expect_exit 0 "after space is freed, the rerun finishes" rf changes apply "$id6"
+check "the big file is new now" test "$(wc -c <"$FULL/big.txt")" = 400000
+check "the finished session is gone" test ! -e "$RINGFENCE_HOME/sessions/$id6"
