@@ -158,6 +158,30 @@ done
 check "nothing written outside the workspace on the host" test ! -e "$SCRATCH/escaped"
 rm -rf "$RINGFENCE_HOME/sessions"
 
+# ── 5b. SIGKILL during apply: every file old or new, the rerun finishes ──
+fill_workspace
+for f in $(seq 1 300); do echo old >"$WS/k$f"; done
+expect_exit 0 "overlay run changing 300 files" rf run --changes overlay --status-json "$SCRATCH/st7" -- sh -c \
+    'for f in $(seq 1 300); do echo new > k$f; done'
+id7=$(session_of "$SCRATCH/st7")
+"$RINGFENCE" changes apply "$id7" >/dev/null 2>&1 & # not rf: $! must be ringfence itself
+apid=$!
+sleep 0.05
+kill -9 "$apid" 2>/dev/null
+wait "$apid" 2>/dev/null
+torn=0
+for f in $(seq 1 300); do
+    case $(cat "$WS/k$f") in old | new) ;; *) torn=$((torn + 1)) ;; esac
+done
+check "after SIGKILL every file is whole, old or new" test "$torn" = 0
+if [ -d "$RINGFENCE_HOME/sessions/$id7" ]; then
+    expect_exit 0 "the rerun finishes" rf changes apply "$id7"
+else
+    pass "the rerun finishes (the first apply had finished before the kill)"
+fi
+check "every file is new after the rerun" test "$(cat "$WS"/k[0-9]* | sort -u)" = new
+check "no temporary file is left after the rerun" test -z "$(ls -A "$WS" | grep rf-apply)"
+
 # ── 6. A full disk during apply: every file old or new, a report, a rerun finishes ──
 FULL="$SCRATCH/full"
 mkdir -p "$FULL"

@@ -145,13 +145,35 @@ static int delete_one(applier *ap, const rf_change *c, const char *rel)
     return 0;
 }
 
-/* A name for the temporary file beside the target. */
-static void temp_name(char out[32])
+/* A name for the temporary file beside the target, with the session's id
+ * in it, so a rerun after a SIGKILL finds its own leftovers (sweep). */
+#define TEMP_MAX (16 + RF_SESSION_ID_MAX + 16)
+static void temp_name(const applier *ap, char out[TEMP_MAX])
 {
     unsigned char r[6] = { 0 };
     if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
         memset(r, 0x5a, sizeof r);
-    snprintf(out, 32, ".rf-apply-%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4], r[5]);
+    snprintf(out, TEMP_MAX, ".rf-apply-%s-%02x%02x%02x%02x%02x%02x", ap->s->id, r[0], r[1], r[2], r[3], r[4],
+             r[5]);
+}
+
+/* Remove what an apply of this session killed midway left in dirfd: its
+ * temporary files (never a directory, never anything else's). */
+static void sweep(const applier *ap, int dirfd)
+{
+    char prefix[TEMP_MAX];
+    int n = snprintf(prefix, sizeof prefix, ".rf-apply-%s-", ap->s->id);
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    for (struct dirent *de; (de = readdir(d));)
+        if (!strncmp(de->d_name, prefix, (size_t)n) && de->d_type != DT_DIR)
+            unlinkat(dirfd, de->d_name, 0);
+    closedir(d);
 }
 
 static int copy_fd(int in, int out)
@@ -212,14 +234,14 @@ static int write_temp(applier *ap, const rf_change *c, int dir, const char *tmp,
 
 /* The new content beside the target, under the name tmp (*fd: the file,
  * -1 for a symlink). */
-static int stage_one(applier *ap, const rf_change *c, char tmp[32], int *fd)
+static int stage_one(applier *ap, const rf_change *c, char tmp[TEMP_MAX], int *fd)
 {
     const char *base;
     int dir = parent(&ap->wsdir, ap->ws, c->path, &base);
     *fd = -1;
     if (dir < 0)
         return -1;
-    temp_name(tmp);
+    temp_name(ap, tmp);
     return write_temp(ap, c, dir, tmp, fd);
 }
 
@@ -297,7 +319,7 @@ static int record(applier *ap, int rc, const char *path)
 
 typedef struct staged {
     size_t i;
-    char tmp[32];
+    char tmp[TEMP_MAX];
     int fd;
 } staged;
 
@@ -331,12 +353,31 @@ static int commit_batch(applier *ap, const rf_changeset *cs, staged *b, size_t n
     return 0;
 }
 
+/* Before anything is staged: each directory written into, swept once
+ * per run of changes in it (a second sweep then would remove nothing of
+ * this apply's: none is staged yet). */
+static void sweep_all(applier *ap, const rf_changeset *cs)
+{
+    char *last = NULL;
+    for (size_t i = 0; i < cs->n; i++) {
+        const char *base;
+        int dir = ap->done[i] ? -1 : parent(&ap->wsdir, ap->ws, cs->v[i].path, &base);
+        if (dir < 0 || (last && !strcmp(last, ap->wsdir.dir)))
+            continue;
+        sweep(ap, dir);
+        free(last);
+        last = strdup(ap->wsdir.dir);
+    }
+    free(last);
+}
+
 static int write_files(applier *ap, const rf_changeset *cs)
 {
     _cleanup_free_ staged *b = calloc(BATCH, sizeof *b);
     size_t n = 0;
     if (!b)
         return -1;
+    sweep_all(ap, cs);
     for (size_t i = 0; i < cs->n; i++) {
         if (ap->done[i])
             continue;

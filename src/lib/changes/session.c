@@ -166,7 +166,7 @@ int rf_session_lock(const char *dir, const char *id, bool wait, rf_error **err)
         int e = errno;
         close(fd);
         if (e == EWOULDBLOCK) {
-            rf_error_set(err, 0, "session %s is in use by a running sandbox", id);
+            rf_error_set(err, 0, "session %s is in use (by a running sandbox, or an apply or discard)", id);
             return rf_error_hint_set(err, "wait for it to end, then try again");
         }
         return rf_error_set(err, e, "session: lock %s", path);
