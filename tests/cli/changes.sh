@@ -110,13 +110,27 @@ echo orig >"$WS/mcp.txt"
 rm -rf "$RINGFENCE_HOME/sessions"
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
 call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' "$@"; }
-{ echo "$init"; echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-  echo '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
-  call 3 exec '{"command":"echo changed > mcp.txt"}'
-  sleep 2 # calls run concurrently: the second is sent once the first is done
-  call 4 exec '{"command":"cat mcp.txt; echo two > mcp2.txt"}'
-  sleep 3; call 5 changes_diff '{}'; sleep 1; } |
-    rf mcp --changes overlay >"$SCRATCH/mcp.out" 2>"$SCRATCH/mcp.err"
+# A coprocess: each request is sent once the answer before it is in, so
+# the calls run one after the other (they would run concurrently).
+coproc MCP { rf mcp --changes overlay 2>"$SCRATCH/mcp.err"; }
+ask() { # ID REQUEST: send, then read lines until the answer to ID
+    local line
+    printf '%s\n' "$2" >&"${MCP[1]}"
+    while IFS= read -r -t 60 line <&"${MCP[0]}"; do
+        echo "$line" >>"$SCRATCH/mcp.out"
+        case $line in *"\"id\":$1,"*) return 0 ;; esac
+    done
+    return 1
+}
+: >"$SCRATCH/mcp.out"
+ask 1 "$init"
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&"${MCP[1]}"
+ask 2 '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+ask 3 "$(call 3 exec '{"command":"echo changed > mcp.txt"}')"
+ask 4 "$(call 4 exec '{"command":"cat mcp.txt; echo two > mcp2.txt"}')"
+ask 5 "$(call 5 changes_diff '{}')"
+exec {MCP[1]}>&-
+wait "$MCP_PID" 2>/dev/null
 tools=$(jq -r 'select(.id==2) | [.result.tools[].name] | join(" ")' "$SCRATCH/mcp.out")
 check "mcp overlay: exec and changes_diff offered, no file tools" test "$tools" = "exec changes_diff"
 contains "mcp: the second call sees the first's change" "$(jq -r 'select(.id==4) | .result.content[0].text' "$SCRATCH/mcp.out")" changed
