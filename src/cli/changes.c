@@ -102,7 +102,10 @@ static int parse(int argc, char **argv, changes_opts *co)
         case 'h':
         case C_HELP: co->help = true; break;
         case C_COLOR:
-            co->color = !strcmp(optarg, "always") ? 1 : !strcmp(optarg, "never") ? 0 : !strcmp(optarg, "auto") ? -1 : -2;
+            co->color = !strcmp(optarg, "always") ? 1
+                        : !strcmp(optarg, "never") ? 0
+                        : !strcmp(optarg, "auto")  ? -1
+                                                   : -2;
             if (co->color == -2)
                 return rf_cli_usage_error("changes", "--color %s: expected auto, always or never", optarg), -1;
             break;

@@ -479,7 +479,7 @@ RF_EXPORT int rf_session_apply(rf_session *s, char *const *only, bool force, rf_
     ap.ws_sync = ap.ws >= 0 ? rf_changes_open_beneath(ap.ws, ".", O_RDONLY | O_DIRECTORY) : -1;
     if (ap.upper >= 0 && ap.ws < 0)
         rf_error_set(err, errno, "session %s: its workspace %s", s->id, s->workspace);
-    if (ap.upper >= 0 && ap.ws >= 0 && (cs = calloc(1, sizeof *cs)) && rf_changes_scan(s, ap.upper, ap.ws, cs, err) == 0 &&
+    if (ap.upper >= 0 && ap.ws >= 0 && (cs = calloc(1, sizeof *cs)) && rf_changes_scan(ap.upper, ap.ws, cs, err) == 0 &&
         (ap.done = calloc(cs->n + 1, sizeof *ap.done))) {
         rc = check_all(&ap, cs) < 0 || apply_all(&ap, cs) < 0 ? rf_error_set(err, ENOMEM, "apply") : 0;
         if (ap.ws_sync >= 0)

@@ -66,7 +66,7 @@ void rf_sessions_remove_instance(const char *root, const char *instance);
 int rf_changes_remove_tree(int dirfd, const char *name);
 
 /* scan.c */
-int rf_changes_scan(const rf_session *s, int upper_fd, int ws_fd, rf_changeset *cs, rf_error **err);
+int rf_changes_scan(int upper_fd, int ws_fd, rf_changeset *cs, rf_error **err);
 /* Is this upper entry overlayfs' whiteout (a deletion)? */
 bool rf_changes_is_whiteout(const struct stat *st);
 /* Open `rel` beneath dirfd without following any symlink; -1 with errno.

@@ -30,7 +30,7 @@ RF_EXPORT rf_changeset *rf_session_diff(rf_session *s, rf_error **err)
         rf_error_set(err, ENOMEM, "changes");
         return NULL;
     }
-    if (rf_changes_scan(s, upper, ws, cs, err) < 0) {
+    if (rf_changes_scan(upper, ws, cs, err) < 0) {
         rf_changeset_free(cs);
         return NULL;
     }
@@ -168,7 +168,8 @@ static int header(const rf_change *c, const char *qa, const char *qb, bool color
     if (rc == 0 && c->kind == RF_CHANGE_ADDED)
         rc = rf_changes_appendf(out, len, "%snew %s mode %06o%s\n", b, c->type == 'd' ? "directory" : "file", nm, e);
     else if (rc == 0 && c->kind == RF_CHANGE_DELETED)
-        rc = rf_changes_appendf(out, len, "%sdeleted %s mode %06o%s\n", b, c->type == 'd' ? "directory" : "file", om, e);
+        rc = rf_changes_appendf(out, len, "%sdeleted %s mode %06o%s\n", b, c->type == 'd' ? "directory" : "file", om,
+                                e);
     else if (rc == 0 && c->kind == RF_CHANGE_RENAMED)
         rc = rf_changes_appendf(out, len, "%srename from %s\nrename to %s%s\n", b, qa, qb, e);
     if (rc == 0 && (c->kind == RF_CHANGE_MODIFIED || c->kind == RF_CHANGE_MODE || c->kind == RF_CHANGE_RENAMED) &&

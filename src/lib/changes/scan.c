@@ -430,9 +430,8 @@ static int cmp_change(const void *a, const void *b)
     return c ? c : (x->kind != RF_CHANGE_DELETED) - (y->kind != RF_CHANGE_DELETED);
 }
 
-int rf_changes_scan(const rf_session *s, int upper_fd, int ws_fd, rf_changeset *cs, rf_error **err)
+int rf_changes_scan(int upper_fd, int ws_fd, rf_changeset *cs, rf_error **err)
 {
-    (void)s;
     scan sc = { .cs = cs, .ws_fd = ws_fd, .err = err };
     /* The workspace's own directory is never changed: its upper stand-in
      * only mirrors it (session.c), so it is not compared. */
