@@ -120,8 +120,10 @@ static int make_upper(const char *dir, const char *workspace, uid_t owner, gid_t
         return rf_error_set(err, errno, "session: workspace %s", workspace);
     if (mkdir_exist_ok(upper, 0700) < 0 || mkdir_exist_ok(work, 0700) < 0)
         return rf_error_set(err, errno, "session: create %s", upper);
+    /* EINVAL: root of a user namespace of its own, where that owner is
+     * not mapped; the directory keeps ours, as its workspace does. */
     if (chmod(upper, ws.st_mode & 01777) < 0 ||
-        (geteuid() == 0 && chown(upper, owner, group) < 0))
+        (geteuid() == 0 && chown(upper, owner, group) < 0 && errno != EINVAL))
         return rf_error_set(err, errno, "session: set the mode of %s", upper);
     return 0;
 }

@@ -94,6 +94,9 @@ struct rf_plan {
     char *session_dir; /* ...and its directory, created (or checked) at start */
     char *session_workspace; /* the workspace the session belongs to */
     char *session_instance;  /* the instance it was made in, or NULL */
+    bool overlay_userxattr;  /* the overlay is mounted outside the initial user
+                                namespace (an unprivileged caller, or root of a
+                                user namespace of its own): user.* xattrs */
 
     rf_limits limits;
     bool limits_probed;        /* rf_plan_probe_limits() filled limits_how */

@@ -392,7 +392,7 @@ static int mount_overlay(const rf_plan *plan, int rootfd, const rf_mount *m, con
     }
     close(sfd);
     int fsfd = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
-    int mfd = fsfd >= 0 && overlay_configure(fsfd, lower, !plan->caller_is_root) == 0
+    int mfd = fsfd >= 0 && overlay_configure(fsfd, lower, plan->overlay_userxattr) == 0
                   ? (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
                   : -1;
     int saved = errno;
