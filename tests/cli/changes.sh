@@ -158,3 +158,9 @@ if rf run --backend container --accept-weaker -- true >/dev/null 2>&1; then
 else
     skip "container backend: an overlay run" "the container backend does not run here"
 fi
+
+# ── the sessions cannot live inside the workspace they watch ──
+expect_exit 125 "an instance root inside the workspace is refused for overlay" \
+    env RINGFENCE_HOME="$WS/.rfhome" "$RINGFENCE" run --changes overlay -- true
+contains "says where sessions live" "$ERR" "where sessions live, is inside the workspace"
+check "nothing was made there" test ! -e "$WS/.rfhome/sessions"

@@ -7,6 +7,7 @@
 #include "changes/changes.h"
 #include "plan/plan.h"
 #include "util/error.h"
+#include "util/path.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -56,6 +57,13 @@ int rf_plan_add_session(rf_plan *plan, const rf_policy *policy, rf_error **err)
             ws = &plan->mounts[i];
     if (!ws)
         return rf_error_set(err, EINVAL, "changes: overlay: the plan has no workspace mount");
+    /* overlayfs refuses a layer inside another (and the command would see
+     * its own upper layer through the lower one). */
+    if (rf_path_is_beneath(policy->instance_root, policy->workspace)) {
+        rf_error_set(err, 0, "changes: overlay: the instance root %s, where sessions live, is inside the workspace "
+                             "%s", policy->instance_root, policy->workspace);
+        return rf_error_hint_set(err, "set RINGFENCE_HOME (or instance_root) to a directory outside the workspace");
+    }
     /* trusted.* xattrs need CAP_SYS_ADMIN in the initial user namespace:
      * root of a namespace of its own (a rootless container) mounts like an
      * unprivileged caller. */
