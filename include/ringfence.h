@@ -161,6 +161,7 @@ typedef struct rf_status {
      * credential route "routes": [{name, requests, refusals, errors,
      * bytes_sent, bytes_received}]), or NULL. */
     char *network_json;
+    char *session;      /* changes: overlay: the session's id, else NULL */
 } rf_status;
 
 RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);
@@ -574,6 +575,87 @@ RF_EXPORT int rf_pool_client_run_stdio(const char *socket_path, const char *poli
 /* The policy as a pool compares it: its JSON without what may differ
  * between a server and its clients (the caller's cwd, warnings). */
 RF_EXPORT char *rf_policy_key(const rf_policy *policy);
+
+/* ── Changes: an overlay session's changeset (docs/changes.md) ──────────── */
+/* With `changes: overlay` (--changes overlay) the workspace is an overlayfs:
+ * the real workspace the read-only lower layer, every write, delete and
+ * rename of the command landing in the session's upper layer under the
+ * instance root (sessions/ID/). Nothing reaches the real workspace until
+ * rf_session_apply. Sessions are found by id under an instance root. */
+typedef struct rf_session rf_session;
+typedef struct rf_changeset rf_changeset;
+typedef enum rf_change_kind {
+    RF_CHANGE_ADDED,
+    RF_CHANGE_MODIFIED, /* content (and maybe mode) */
+    RF_CHANGE_MODE,     /* permission bits only */
+    RF_CHANGE_DELETED,
+    RF_CHANGE_RENAMED,  /* old_path deleted, path added with its content */
+    RF_CHANGE_REFUSED,  /* never applied: a fifo, socket, device node... (`refused` says) */
+} rf_change_kind;
+typedef struct rf_change {
+    rf_change_kind kind;
+    char *path;       /* workspace-relative, raw bytes (may hold newlines, invalid UTF-8) */
+    char *old_path;   /* RENAMED: where it came from, else NULL */
+    char type;        /* 'f' file, 'd' directory, 'l' symlink, '?' other */
+    unsigned old_mode, new_mode; /* st_mode bits, 0 when absent */
+    long long old_size, new_size;
+    const char *refused; /* why it is never applied, or NULL */
+} rf_change;
+/* The id of a new session: 12 lowercase hex digits. */
+#define RF_SESSION_ID_MAX 64
+/* Open the session `id` under the instance root `root`. An unknown id is an
+ * error whose hint lists how to see the sessions. */
+RF_EXPORT rf_session *rf_session_open(const char *root, const char *id, rf_error **err);
+RF_EXPORT void rf_session_free(rf_session *s);
+RF_EXPORT const char *rf_session_id(const rf_session *s);
+RF_EXPORT const char *rf_session_workspace(const rf_session *s);
+RF_EXPORT const char *rf_session_instance(const rf_session *s); /* or NULL */
+RF_EXPORT double rf_session_created(const rf_session *s);       /* seconds since the epoch */
+/* The ids of the sessions under root, oldest first (NULL-terminated,
+ * malloc'd; free with rf_strv_free-like loop or rf_session_list_free). */
+RF_EXPORT char **rf_session_list(const char *root, rf_error **err);
+RF_EXPORT void rf_session_list_free(char **ids);
+/* Walk the upper layer into a changeset (deterministic: sorted by path). */
+RF_EXPORT rf_changeset *rf_session_diff(rf_session *s, rf_error **err);
+RF_EXPORT size_t rf_changeset_count(const rf_changeset *cs);
+RF_EXPORT const rf_change *rf_changeset_get(const rf_changeset *cs, size_t i);
+RF_EXPORT long long rf_changeset_bytes(const rf_changeset *cs); /* bytes of the new content */
+RF_EXPORT void rf_changeset_free(rf_changeset *cs);
+/* The unified diff of one change (text), or a one-line summary (binary,
+ * symlink, refused), malloc'd. color: ANSI colours. *insertions and
+ * *deletions (may be NULL) get the counted lines. */
+RF_EXPORT char *rf_change_diff(rf_session *s, const rf_change *c, bool color, size_t *insertions,
+                               size_t *deletions, rf_error **err);
+/* path as git prints it: C-quoted when it holds control characters, '"',
+ * '\\' or invalid UTF-8, else as it is (malloc'd). */
+RF_EXPORT char *rf_change_quote_path(const char *path);
+/* What rf_session_apply did: lists of workspace-relative paths (raw). */
+typedef struct rf_apply_report {
+    char **applied;
+    char **conflicts; /* the real file changed since the session began: left as it is */
+    char **refused;   /* never applied (see rf_change.refused) */
+    char **failed;    /* could not be written (a full disk...): the old file is intact */
+} rf_apply_report;
+/* Write the session's changes into the real workspace: each file
+ * atomically (temp file, fsync, rename), deletions, modes without set-id
+ * bits, never through a symlink (openat2 RESOLVE_BENEATH). `only` (may be
+ * NULL): workspace-relative paths (or absolute ones inside the workspace)
+ * to apply, with everything beneath them. `force`: overwrite conflicts.
+ * Applied changes leave the session, so a rerun finishes an interrupted
+ * apply; the session is removed once nothing is left in it. Returns 0 when
+ * everything selected was applied, 1 when something was not (see report),
+ * < 0 with *err when nothing could be done. */
+RF_EXPORT int rf_session_apply(rf_session *s, char *const *only, bool force, rf_apply_report *report,
+                               rf_error **err);
+RF_EXPORT void rf_apply_report_clear(rf_apply_report *r);
+/* When `policy` has changes: overlay and names no session: make it run
+ * every later command in one new session (its id chosen and its directory
+ * made now), what `ringfence mcp --changes overlay` does for a
+ * connection; otherwise nothing. The id is rf_policy_session. */
+RF_EXPORT int rf_policy_start_session(rf_policy *policy, rf_error **err);
+RF_EXPORT const char *rf_policy_session(const rf_policy *policy); /* or NULL */
+/* Delete the session and its upper layer; the real workspace is untouched. */
+RF_EXPORT int rf_session_discard(rf_session *s, rf_error **err);
 
 RF_EXPORT const char *rf_version(void);
 

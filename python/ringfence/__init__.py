@@ -19,7 +19,7 @@ from ._stream import Output, Stream
 
 __all__ = [
     "RingfenceError", "Config", "Policy", "Plan", "Process", "Status", "Result",
-    "Verdict", "Guard", "Instance", "Output", "Stream", "run", "stream", "version",
+    "Verdict", "Guard", "Instance", "Session", "Output", "Stream", "run", "stream", "version",
 ]
 
 EXIT_TIMEOUT = 124
@@ -571,3 +571,116 @@ def stream(cmd: Sequence[str] | str, *, workspace: str | os.PathLike[str] | None
     settings = _settings(workspace, network, allow_domains, limits, timeout, env, backend, routes)
     return _with_plan(cmd, settings, config, _instance,
                       lambda plan: plan.stream(input=input, text=text))
+
+
+_CHANGE_KINDS = ("added", "modified", "mode", "deleted", "renamed", "refused")
+
+
+def _paths(v) -> list[str]:
+    out = []
+    i = 0
+    while v and v[i] is not None:
+        out.append(os.fsdecode(v[i]))
+        i += 1
+    return out
+
+
+class Session(_Handle):
+    """An overlay session (docs/changes.md): what commands run with
+    changes="overlay" did to the workspace, kept aside until applied.
+
+        r = ringfence.run(["make"], config=ringfence.Config({"changes": "overlay"}))
+        with ringfence.Session(r.json["session"]) as s:
+            print(s.diff())
+            s.apply()            # or s.discard()
+
+    A later run continues it with Config({"session": s.id})."""
+    _free = staticmethod(lib.rf_session_free)
+
+    def __init__(self, id: str, *, root: str | os.PathLike[str] | None = None):
+        if root is None:
+            with Policy.from_settings({}) as p:
+                root = p.instance_root
+        self.root = os.fspath(root)
+        err = _Err()
+        ptr = lib.rf_session_open(cstr(self.root), cstr(id), err.ref)
+        if not ptr:
+            raise err.exception(f"session {id} could not be opened")
+        super().__init__(ptr)
+
+    @staticmethod
+    def list(root: str | os.PathLike[str] | None = None) -> list[str]:
+        """The ids of the sessions under the instance root, oldest first."""
+        if root is None:
+            with Policy.from_settings({}) as p:
+                root = p.instance_root
+        err = _Err()
+        v = lib.rf_session_list(cstr(root), err.ref)
+        if not v:
+            raise err.exception("sessions could not be listed")
+        try:
+            return _paths(v)
+        finally:
+            lib.rf_session_list_free(v)
+
+    @property
+    def id(self) -> str:
+        return os.fsdecode(lib.rf_session_id(self._live()))
+
+    @property
+    def workspace(self) -> str:
+        return os.fsdecode(lib.rf_session_workspace(self._live()))
+
+    def _each(self, fn):
+        err = _Err()
+        cs = lib.rf_session_diff(self._live(), err.ref)
+        if not cs:
+            raise err.exception("the changes could not be read")
+        try:
+            return [fn(lib.rf_changeset_get(cs, i)) for i in range(lib.rf_changeset_count(cs))]
+        finally:
+            lib.rf_changeset_free(cs)
+
+    def changes(self) -> list[dict]:
+        """Each change: path, kind, type, modes, sizes (and old_path, refused)."""
+        def one(p):
+            c = p.contents
+            d = {"path": os.fsdecode(c.path), "kind": _CHANGE_KINDS[c.kind], "type": c.type.decode(),
+                 "old_mode": c.old_mode, "new_mode": c.new_mode, "old_size": c.old_size,
+                 "new_size": c.new_size}
+            if c.old_path:
+                d["old_path"] = os.fsdecode(c.old_path)
+            if c.refused:
+                d["refused"] = c.refused.decode()
+            return d
+        return self._each(one)
+
+    def diff(self, color: bool = False) -> str:
+        """The whole changeset as one unified diff (git's format)."""
+        def one(p):
+            err = _Err()
+            text = take_string(lib.rf_change_diff(self._live(), p, color, None, None, err.ref))
+            if text is None:
+                raise err.exception("diff failed")
+            return text
+        return "".join(self._each(one))
+
+    def apply(self, only: Sequence[str] | None = None, force: bool = False) -> dict:
+        """Write the changes into the workspace (each file atomically; a file
+        changed there since the session began is a conflict unless force).
+        Returns {"applied", "conflicts", "refused", "failed"}: lists of paths."""
+        rep = _lib.RfApplyReport()
+        err = _Err()
+        arr = strv(list(only)) if only else None
+        if lib.rf_session_apply(self._live(), arr, force, ctypes.byref(rep), err.ref) < 0:
+            raise err.exception("apply failed")
+        try:
+            return {k: _paths(getattr(rep, k)) for k in ("applied", "conflicts", "refused", "failed")}
+        finally:
+            lib.rf_apply_report_clear(ctypes.byref(rep))
+
+    def discard(self) -> None:
+        """Delete the session; the workspace stays as it is."""
+        err = _Err()
+        if lib.rf_session_discard(self._live(), err.ref) < 0:
+            raise err.exception("discard failed")

@@ -42,7 +42,27 @@ class RfStatus(ctypes.Structure):
         ("pids_how", ctypes.c_int),
         ("cpu_how", ctypes.c_int),
         ("network_json", ctypes.c_void_p),
+        ("session", ctypes.c_void_p),
     ]
+
+
+class RfChange(ctypes.Structure):
+    _fields_ = [
+        ("kind", ctypes.c_int),
+        ("path", ctypes.c_char_p),
+        ("old_path", ctypes.c_char_p),
+        ("type", ctypes.c_char),
+        ("old_mode", ctypes.c_uint),
+        ("new_mode", ctypes.c_uint),
+        ("old_size", ctypes.c_longlong),
+        ("new_size", ctypes.c_longlong),
+        ("refused", ctypes.c_char_p),
+    ]
+
+
+class RfApplyReport(ctypes.Structure):
+    _fields_ = [("applied", c_char_pp), ("conflicts", c_char_pp), ("refused", c_char_pp),
+                ("failed", c_char_pp)]
 
 
 class RfGuardVerdict(ctypes.Structure):
@@ -117,6 +137,21 @@ _SIGNATURES = {
     "rf_instance_remove": (_I, [_S, _S, ctypes.c_bool, _ERR]),
     "rf_policy_use_instance": (_I, [_P, _P, _ERR]),
     "rf_policy_instance_root": (_S, [_P]),
+    "rf_session_open": (_P, [_S, _S, _ERR]),
+    "rf_session_free": (None, [_P]),
+    "rf_session_id": (_S, [_P]),
+    "rf_session_workspace": (_S, [_P]),
+    "rf_session_list": (c_char_pp, [_S, _ERR]),
+    "rf_session_list_free": (None, [c_char_pp]),
+    "rf_session_diff": (_P, [_P, _ERR]),
+    "rf_changeset_count": (ctypes.c_size_t, [_P]),
+    "rf_changeset_get": (ctypes.POINTER(RfChange), [_P, ctypes.c_size_t]),
+    "rf_changeset_free": (None, [_P]),
+    "rf_change_diff": (_P, [_P, ctypes.POINTER(RfChange), ctypes.c_bool, ctypes.POINTER(ctypes.c_size_t),
+                            ctypes.POINTER(ctypes.c_size_t), _ERR]),
+    "rf_session_apply": (_I, [_P, c_char_pp, ctypes.c_bool, ctypes.POINTER(RfApplyReport), _ERR]),
+    "rf_apply_report_clear": (None, [ctypes.POINTER(RfApplyReport)]),
+    "rf_session_discard": (_I, [_P, _ERR]),
 }
 
 

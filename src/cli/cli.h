@@ -22,6 +22,7 @@ int rf_cli_instance(int argc, char **argv);
 int rf_cli_serve(int argc, char **argv);
 int rf_cli_profile(int argc, char **argv);
 int rf_cli_learn(int argc, char **argv);
+int rf_cli_changes(int argc, char **argv);
 /* completion.c: print the completion script for shell (bash, zsh, fish). */
 int rf_cli_completion(const char *shell, const char *const *subs, const char *const *summaries, size_t n);
 

@@ -15,6 +15,8 @@ static const char profile_verbs[] = "list show";
 static const char profile_names_sh[] = "$(ringfence profile list 2>/dev/null | cut -d' ' -f1)";
 static const char *const fs_verbs = "read write append edit list";
 static const char *const export_kinds = "oci k8s";
+static const char *const changes_verbs = "list show diff apply discard";
+static const char *const changes_opts = "--json --stat --name-only --color --only --force --help";
 
 typedef struct {
     FILE *out;
@@ -86,10 +88,11 @@ static void bash(FILE *out, const char *const *subs, size_t n)
                  "            fs) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n"
                  "            export) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n"
                  "            profile) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n"
+                 "            changes) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n"
                  "        esac\n    fi\n"
                  "    if [ \"$prev\" = --profile ] || { [ \"$sub\" = profile ] && [ \"$prev\" = show ]; }; then\n"
                  "        COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return\n    fi\n",
-            fs_verbs, export_kinds, profile_verbs, profile_names_sh);
+            fs_verbs, export_kinds, profile_verbs, changes_verbs, profile_names_sh);
     fputs("    local opts= valued=\"", out);
     options_for(out, 0, NULL, true);
     fputs(" \"\n    case \" $valued \" in *\" $prev \"*) COMPREPLY=($(compgen -f -- \"$cur\")); return ;; esac\n"
@@ -100,6 +103,7 @@ static void bash(FILE *out, const char *const *subs, size_t n)
         options_for(out, 0, sandbox_subs[i], false);
         fputs(" --help\" ;;\n", out);
     }
+    fprintf(out, "        changes) opts=\"%s\" ;;\n", changes_opts);
     fputs("        doctor) opts=\"--json --help\" ;;\n        *) opts=\"--help\" ;;\n    esac\n"
           "    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
           "    else COMPREPLY=($(compgen -f -- \"$cur\")); fi\n}\n"
@@ -127,9 +131,12 @@ static void zsh(FILE *out, const char *const *subs, const char *const *summaries
     }
     fprintf(out, "    profile) _arguments '1:verb:(%s)' '2:profile:(%s)' ;;\n", profile_verbs, profile_names_sh);
     fprintf(out, "    fs) _arguments '1:verb:(%s)' '*:file:_files' ;;\n"
+                 "    changes) _arguments '1:verb:(%s)' '--json[print JSON]' '--stat[lines per file]' "
+                 "'--name-only[paths only]' '--color[auto, always or never]:when:(auto always never)' "
+                 "'*--only[apply only this path]:path:_files' '--force[overwrite conflicts]' '*:session:' ;;\n"
                  "    doctor) _arguments '--json[print the report as JSON]' ;;\n"
                  "    esac\n}\n_ringfence \"$@\"\n",
-            fs_verbs);
+            fs_verbs, changes_verbs);
 }
 
 static void fish(FILE *out, const char *const *subs, const char *const *summaries, size_t n)
@@ -145,8 +152,15 @@ static void fish(FILE *out, const char *const *subs, const char *const *summarie
     fprintf(out, "complete -c ringfence -f -n '__fish_seen_subcommand_from fs' -a '%s'\n"
                  "complete -c ringfence -f -n '__fish_seen_subcommand_from export' -a '%s'\n"
                  "complete -c ringfence -f -n '__fish_seen_subcommand_from profile' -a '%s'\n"
+                 "complete -c ringfence -f -n '__fish_seen_subcommand_from changes' -a '%s'\n"
                  "complete -c ringfence -n '__fish_seen_subcommand_from doctor' -l json -d 'print the report as JSON'\n",
-            fs_verbs, export_kinds, profile_verbs);
+            fs_verbs, export_kinds, profile_verbs, changes_verbs);
+    for (const char *o = changes_opts; *o;) { /* "--json --stat ...": each as -l NAME */
+        size_t len = strcspn(o + 2, " ");
+        fprintf(out, "complete -c ringfence -n '__fish_seen_subcommand_from changes' -l %.*s\n", (int)len, o + 2);
+        o += 2 + len;
+        o += *o == ' ';
+    }
 }
 
 int rf_cli_completion(const char *shell, const char *const *subs, const char *const *summaries, size_t n)

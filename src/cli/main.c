@@ -23,6 +23,7 @@ static const struct subcommand {
     { "instance", rf_cli_instance, "named homes for agents, chats and servers: create, list, show, rm, gc" },
     { "learn", rf_cli_learn, "run a command observed, then suggest the rules it needed (--write FILE)" },
     { "profile", rf_cli_profile, "the named policy layers for --profile: list, show NAME" },
+    { "changes", rf_cli_changes, "review an overlay session's changes: list, show, diff, apply, discard" },
     { "serve", rf_cli_serve, "keep sandboxes ready on a unix socket for run --via (a warm pool)" },
 };
 

@@ -104,8 +104,18 @@ int rf_cli_mcp(int argc, char **argv)
         goto out;
     }
     rf_policy *policy = rf_cli_policy(&o, &code);
-    if (policy && rf_cli_attach_instance(&o, policy, true, &code) == 0)
+    rf_error *err = NULL;
+    /* --changes overlay: one session for the whole connection (named on
+     * stderr: the user applies or discards it). */
+    if (policy && rf_policy_start_session(policy, &err) < 0) {
+        code = rf_cli_report(err);
+        rf_error_free(err);
+    } else if (policy && rf_cli_attach_instance(&o, policy, true, &code) == 0) {
+        if (rf_policy_session(policy))
+            fprintf(stderr, "ringfence mcp: changes go to session %s ('ringfence changes diff|apply|discard %s')\n",
+                    rf_policy_session(policy), rf_policy_session(policy));
         code = serve(&o, policy);
+    }
     rf_policy_free(policy);
 out:
     rf_cli_opts_clear(&o);

@@ -24,7 +24,7 @@ enum opt_id {
     OPT_INSTANCE, OPT_EPHEMERAL, OPT_PROFILE, OPT_TARGET, OPT_CREDENTIAL, OPT_COPY, OPT_FORCE, OPT_JSON,
     OPT_OWN_IDENTITY,
     OPT_SOCKET, OPT_POOL_SIZE, OPT_VIA, OPT_NO_POOL,
-    OPT_SHARE_TMP, OPT_PTY, OPT_NO_PTY, OPT_EXPLAIN_DENIALS, OPT_WRITE,
+    OPT_SHARE_TMP, OPT_PTY, OPT_NO_PTY, OPT_EXPLAIN_DENIALS, OPT_WRITE, OPT_CHANGES, OPT_SESSION,
 };
 
 static const struct rf_option {
@@ -74,6 +74,11 @@ static const struct rf_option {
       "others get 403; repeatable" },
     { "route-allow-http", required_argument, OPT_ROUTE_ALLOW_HTTP, "NAME",
       "let route NAME's upstream be http:// (its credential then travels in clear text)" },
+    { "changes", required_argument, OPT_CHANGES, "direct|overlay",
+      "direct (default): the command writes the workspace; overlay: its writes, deletes and renames land in a "
+      "session (an overlayfs upper layer) for 'ringfence changes diff/apply/discard', the workspace untouched" },
+    { "session", required_argument, OPT_SESSION, "ID",
+      "continue the overlay session ID, seeing its earlier changes (implies --changes overlay)" },
     { "timeout", required_argument, OPT_TIMEOUT, "SECONDS",
       "kill the whole process tree after SECONDS (SIGTERM, grace, SIGKILL); exit 124" },
     { "kill-grace", required_argument, OPT_KILL_GRACE, "SECONDS",
@@ -526,6 +531,12 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     case OPT_SECCOMP: json_object_set_new(rf_cli_json_obj_at(f, "seccomp"), "profile", json_string(arg)); return 0;
     case OPT_ACCEPT_WEAKER: json_object_set_new(f, "accept_weaker", json_true()); return 0;
     case OPT_SHARE_TMP: json_object_set_new(f, "share_tmp", json_true()); return 0;
+    case OPT_CHANGES:
+        if (strcmp(arg, "direct") && strcmp(arg, "overlay"))
+            return usage(sub, "--changes %s: expected direct or overlay", arg);
+        json_object_set_new(f, "changes", json_string(arg));
+        return 0;
+    case OPT_SESSION: json_object_set_new(f, "session", json_string(arg)); return 0;
     case OPT_ALLOW_SENSITIVE: json_object_set_new(f, "allow_sensitive_workspace", json_true()); return 0;
     case OPT_CONFIG: {
         size_t n = 0;

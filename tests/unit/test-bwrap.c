@@ -179,10 +179,37 @@ static void test_plan(void)
         printf("# could not remove %s\n", dir);
 }
 
+/* changes: overlay: the workspace as bwrap's overlay, in the bind's place. */
+static void test_overlay(void)
+{
+    rf_mount m[sizeof mounts / sizeof mounts[0]];
+    memcpy(m, mounts, sizeof m);
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (!strcmp(m[i].why, "workspace"))
+            m[i].overlay = S("/home/u/.ringfence/sessions/0123456789ab");
+    rf_plan plan = base_plan();
+    plan.mounts = m;
+    char **v = NULL;
+    ok(rf_bwrap_argv(&plan, &v, NULL) == 0 && v, "translate a plan with changes: overlay");
+    size_t i = 0;
+    while (v && v[i] && strcmp(v[i], "--overlay-src"))
+        i++;
+    ok(v && v[i] && !strcmp(v[i + 1], "/home/u/ws") && !strcmp(v[i + 2], "--overlay") &&
+           !strcmp(v[i + 3], "/home/u/.ringfence/sessions/0123456789ab/upper") &&
+           !strcmp(v[i + 4], "/home/u/.ringfence/sessions/0123456789ab/work") && !strcmp(v[i + 5], "/home/u/ws"),
+       "--overlay-src WS --overlay UPPER WORK WS");
+    bool bound = false;
+    for (size_t k = 0; v && v[k + 2]; k++)
+        bound |= !strcmp(v[k], "--bind") && !strcmp(v[k + 1], "/home/u/ws");
+    ok(!bound, "the workspace is not also bound writable");
+    rf_strv_free(v);
+}
+
 int main(void)
 {
     test_golden();
     test_variations();
+    test_overlay();
     test_plan();
     return done_testing();
 }

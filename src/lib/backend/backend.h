@@ -53,11 +53,16 @@ typedef struct rf_placeholders rf_placeholders;
 int rf_placeholders_make(const rf_plan *plan, rf_placeholders **out, rf_error **err);
 void rf_placeholders_remove(rf_placeholders *ph);
 
+/* changes: overlay: create (or check) the plan's session and take its
+ * lock for the sandbox's life: *lock gets the fd, -1 without a session. */
+int rf_backend_session_open(const rf_plan *plan, int *lock, rf_error **err);
+
 typedef struct rf_backend_start {
     struct rf_cgroup *cgroup;
     rf_placeholders *placeholders;
     rf_limits_report how;
     char **warnings;
+    int session_lock; /* changes: overlay: the session, created and locked; -1 */
 } rf_backend_start;
 int rf_backend_start_prepare(const rf_plan *plan, rf_backend_start *s, rf_error **err);
 /* Undo it (spawn failed before a rf_proc took it over). */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The instance directories: the only thing ringfence creates on the host. */
 #include "backend/backend.h"
+#include "changes/changes.h"
 #include "util/strv.h"
 #include "proc/proc.h"
 #include "limits/cgroup.h"
@@ -161,10 +162,40 @@ int rf_backend_make_cgroup(const rf_plan *plan, rf_cgroup **cg, rf_limits_report
     return 0;
 }
 
+/* The owner the sandbox sees the workspace's directory as, on the host:
+ * through a root caller's idmap, root's files are the sandbox user's
+ * (uid_host); anything else keeps its owner. */
+static int session_prepare(const rf_plan *plan, rf_error **err)
+{
+    struct stat st;
+    if (stat(plan->session_workspace, &st) < 0)
+        return rf_error_set(err, errno, "workspace %s", plan->session_workspace);
+    uid_t uid = st.st_uid;
+    gid_t gid = st.st_gid;
+    if (plan->caller_is_root && uid == 0)
+        uid = plan->uid_host, gid = plan->gid_host;
+    return rf_session_prepare(plan->instance_root, plan->session, plan->session_workspace, plan->session_instance,
+                              uid, gid, err);
+}
+
+int rf_backend_session_open(const rf_plan *plan, int *lock, rf_error **err)
+{
+    *lock = -1;
+    if (!plan->session)
+        return 0;
+    if (session_prepare(plan, err) < 0)
+        return -1;
+    *lock = rf_session_lock(plan->session_dir, plan->session, true, err);
+    return *lock < 0 ? -1 : 0;
+}
+
 int rf_backend_start_prepare(const rf_plan *plan, rf_backend_start *s, rf_error **err)
 {
     memset(s, 0, sizeof *s);
+    s->session_lock = -1;
     if (rf_backend_make_instance_dirs(plan, err) < 0)
+        goto fail;
+    if (rf_backend_session_open(plan, &s->session_lock, err) < 0)
         goto fail;
     rf_fault_point("instance-dirs");
     if (rf_placeholders_make(plan, &s->placeholders, err) < 0)
@@ -184,7 +215,10 @@ void rf_backend_start_release(rf_backend_start *s)
     rf_cgroup_destroy(s->cgroup);
     rf_placeholders_remove(s->placeholders);
     rf_strv_free(s->warnings);
+    if (s->session_lock >= 0)
+        close(s->session_lock);
     memset(s, 0, sizeof *s);
+    s->session_lock = -1;
 }
 
 void rf_backend_start_give(rf_backend_start *s, rf_proc *proc)
@@ -193,7 +227,9 @@ void rf_backend_start_give(rf_backend_start *s, rf_proc *proc)
     proc->placeholders = s->placeholders;
     proc->how = s->how;
     proc->warnings = s->warnings;
+    proc->session_lock = s->session_lock;
     memset(s, 0, sizeof *s);
+    s->session_lock = -1;
 }
 
 int rf_backend_refuse_root_instance(const rf_plan *plan, const rf_policy *policy, rf_error **err)

@@ -6,31 +6,38 @@
 #include "backend/native/sandbox.h"
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
+#include "proc/proc.h"
 #include "tty/tty.h"
 #include "util/error.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
-rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_sink *sink, rf_error **err)
+/* What a backend cannot do for this plan, refused before anything starts. */
+static int check_backend(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)
 {
     /* Only the native backend has a devpts of its own to make the pty in;
      * the others would pass -2 on as "inherit", a weaker thing in silence. */
     if (rf_tty_streams(stdio) && plan->backend != RF_BACKEND_NATIVE) {
         rf_error_set(err, 0, "--pty: backend %s cannot give the command a terminal of its own",
                      rf_backend_name(plan->backend));
-        rf_error_hint_set(err, "use --backend native, or --no-pty to pass your stdin, stdout and stderr as they "
-                               "are (see docs/terminal.md)");
-        return NULL;
+        return rf_error_hint_set(err, "use --backend native, or --no-pty to pass your stdin, stdout and stderr "
+                                      "as they are (see docs/terminal.md)");
     }
     /* The observer needs the native setup child to install its filter and
      * hand the listener out; elsewhere it would silently see nothing. */
     if ((plan->observe && plan->backend != RF_BACKEND_NATIVE) || (plan->observe && plan->deferred)) {
         rf_error_set(err, 0, "learn and --explain-denials: backend %s cannot observe the command",
                      plan->deferred ? "native with a warm pool" : rf_backend_name(plan->backend));
-        rf_error_hint_set(err, "use --backend native (and no --via) while learning; the policy it writes works "
-                               "with every backend");
-        return NULL;
+        return rf_error_hint_set(err, "use --backend native (and no --via) while learning; the policy it "
+                                      "writes works with every backend");
     }
+    return 0;
+}
+
+static rf_proc *spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_sink *sink, rf_error **err)
+{
     switch (plan->backend) {
     case RF_BACKEND_NATIVE:
         return rf_native_spawn(plan, stdio, sink, err);
@@ -47,6 +54,20 @@ rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf
         rf_error_set(err, 0, "backend '%s' is not available", rf_backend_name(plan->backend));
         return NULL;
     }
+}
+
+rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_sink *sink, rf_error **err)
+{
+    if (check_backend(plan, stdio, err) < 0)
+        return NULL;
+    rf_proc *proc = spawn(plan, stdio, sink, err);
+    /* changes: overlay: the status record names the session. */
+    if (proc && plan->session && !(proc->session = strdup(plan->session))) {
+        rf_proc_free(proc);
+        rf_error_set(err, ENOMEM, "spawn");
+        return NULL;
+    }
+    return proc;
 }
 
 RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err)

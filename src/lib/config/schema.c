@@ -46,6 +46,7 @@ static const char *const v_network[] = { "none", "host", "allowlist", NULL };
 static const char *const v_backend[] = { "native", "landlock", "auto", "bwrap", "firejail",
                                          "container", "none", NULL };
 static const char *const v_landlock[] = { "best-effort", "required", "off", NULL };
+static const char *const v_changes[] = { "direct", "overlay", NULL };
 static const char *const v_seccomp[] = { "default", "strict", "off", NULL };
 static const char *const v_mode[] = { "ro", "rw", "none", NULL };
 static const char *const v_merge[] = { "extend", "replace", NULL };
@@ -128,7 +129,8 @@ static const rf_key k_tools[] = {
         { "env", K_OBJ, k_env, NULL }, { "limits", K_OBJ, k_limits, NULL },             \
         { "backend", K_ENUM, NULL, v_backend }, { "accept_weaker", K_BOOL, NULL, NULL }, \
         { "allow_sensitive_workspace", K_BOOL, NULL, NULL },                            \
-        { "share_tmp", K_BOOL, NULL, NULL },                                            \
+        { "share_tmp", K_BOOL, NULL, NULL }, { "changes", K_ENUM, NULL, v_changes },      \
+        { "session", K_STR, NULL, NULL },                                               \
         { "map_root_to", K_COUNT, NULL, NULL }, { "landlock", K_ENUM, NULL, v_landlock }, \
         { "seccomp", K_OBJ, k_seccomp, NULL }, { "protected_paths", K_STRV, NULL, NULL }, \
         { "deny_paths", K_STRV, NULL, NULL }, { "tools", K_OBJ, k_tools, NULL },         \

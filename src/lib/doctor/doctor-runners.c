@@ -80,6 +80,16 @@ int rf_doctor_judge_bwrap(rf_doctor_backend *b, const rf_doctor_report *r)
                               "network namespace made around bwrap)");
         if (r->landlock_abi >= 6)
             rc |= push(&b->gives, "abstract unix sockets and signals scoped by Landlock (ABI 6+)");
+        /* --changes overlay: bwrap's --overlay arrived in 0.10 */
+        unsigned major = 0, minor = 0;
+        bool overlay = sscanf(r->runners.bwrap, "bubblewrap %u.%u", &major, &minor) == 2 &&
+                       (major > 0 || minor >= 10);
+        if (overlay && geteuid() != 0)
+            rc |= push(&b->gives, "changes: overlay (bwrap --overlay)");
+        else
+            rc |= push(&b->lacks, overlay ? "changes: overlay: a root caller's command runs as the workspace's "
+                                            "owner, out of reach of root's sessions (use --backend native)"
+                                          : "changes: overlay: needs bubblewrap 0.10 or later (--overlay)");
     }
     size_t n;
     const char *const *cannot = rf_bwrap_cannot(&n);

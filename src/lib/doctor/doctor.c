@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 typedef struct judge {
@@ -101,6 +102,25 @@ static void cgroup_limits(judge *j, const rf_doctor_report *r)
     give(j, !*miss, NULL, buf);
 }
 
+/* --changes overlay (docs/changes.md): overlayfs in the kernel, and for
+ * an unprivileged caller one that mounts it in a user namespace (5.11). */
+static bool overlay_possible(void)
+{
+    FILE *f = fopen("/proc/filesystems", "re");
+    char line[128];
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = strstr(line, "\toverlay\n") != NULL;
+    if (f)
+        fclose(f);
+    struct utsname u;
+    unsigned major = 0, minor = 0;
+    if (!found || geteuid() == 0)
+        return found;
+    return uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+           (major > 5 || (major == 5 && minor >= 11));
+}
+
 static void judge_native(judge *j, const rf_doctor_report *r)
 {
     bool ns = r->userns.reached == RF_DOCTOR_USERNS_OK;
@@ -119,6 +139,9 @@ static void judge_native(judge *j, const rf_doctor_report *r)
         give(j, true, "no network: own network namespace with loopback", NULL);
         give(j, true, "network allowlist: a proxy outside the sandbox is its only way out (--allow-domain)", NULL);
         give(j, true, "all capabilities dropped, no_new_privs", NULL);
+        give(j, overlay_possible(), "changes: overlay (--changes overlay): writes kept in a session to review, "
+                                    "apply or discard",
+             "changes: overlay: overlayfs is missing, or this kernel cannot mount it in a user namespace (5.11+)");
     }
     common(j, r);
     give_abi(j, r->landlock_abi, "Landlock rules mirroring the mounts",
@@ -150,6 +173,7 @@ static void judge_landlock(judge *j, const rf_doctor_report *r)
                   "(--share-tmp grants it)", NULL);
     give(j, false, NULL, "the default policy (namespaces: private /tmp, hidden host processes) runs only with "
                          "--accept-weaker");
+    give(j, false, NULL, "changes: overlay: refused (no mount namespace to mount it in; use --backend native)");
 }
 
 static void judge_none(judge *j, const rf_doctor_report *r)

@@ -6,6 +6,7 @@
  * exist), a removal renames the tree away before deleting it, and every
  * open collects what an interrupted step or a killed ephemeral run left. */
 #include "instance/instance.h"
+#include "changes/changes.h"
 #include "instance/subid.h"
 #include "policy/policy.h"
 #include "util/cleanup.h"
@@ -112,8 +113,10 @@ int rf_instance_destroy(rf_instance *in)
     _cleanup_free_ char *lock = rf_instance_path_of(in->root, in->name, ".lock");
     if (lock)
         unlink(lock);
-    if (rc == 0)
+    if (rc == 0) {
         rf_instance_journal_drop(in->root, in->name);
+        rf_sessions_remove_instance(in->root, in->name);
+    }
     return rc;
 }
 

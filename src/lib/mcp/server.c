@@ -180,13 +180,18 @@ static char *instructions(const rf_mcp_server *s)
                  "the workspace %s is the working directory and is writable; system directories are "
                  "read-only; nothing else of the user is visible; network: %s; the whole process tree is "
                  "stopped after %g s by default. Commands with dangerous patterns or absolute paths outside "
-                 "the workspace are refused. The file tools read and write only inside the workspace; "
-                 "relative paths start there.",
+                 "the workspace are refused. %s",
                  p->workspace,
                  p->network == RF_NET_HOST        ? "the host's"
                  : p->network == RF_NET_ALLOWLIST ? "only the allowed names, through the proxy in HTTP_PROXY"
                                                   : "none (loopback only)",
-                 t) < 0)
+                 t,
+                 /* changes: overlay: what is said must match what is offered (tools.c) */
+                 p->changes == RF_CHANGES_OVERLAY && p->session
+                     ? "Every command of this connection writes into one session: the next command sees what "
+                       "the last one changed, the user's real workspace does not until the user applies it; "
+                       "changes_diff shows the changes so far."
+                     : "The file tools read and write only inside the workspace; relative paths start there.") < 0)
         return NULL;
     return text;
 }
@@ -449,7 +454,9 @@ RF_EXPORT rf_mcp_server *rf_mcp_server_new(const rf_policy *policy, const rf_mcp
     }
     /* exec's sandboxes built ahead: a call then only hands over its command.
      * Where the pool cannot be (another backend), exec builds on demand. */
-    if (s->opts.exec_pool_size && rf_policy_tool_enabled(policy, "exec")) {
+    /* A warm pool's sandboxes are built ahead, each with a session of its
+     * own: with changes: overlay every call runs in the connection's one. */
+    if (s->opts.exec_pool_size && rf_policy_tool_enabled(policy, "exec") && policy->changes != RF_CHANGES_OVERLAY) {
         rf_error *perr = NULL;
         s->pool = rf_pool_new(policy, s->opts.exec_pool_size, &perr);
         if (!s->pool)

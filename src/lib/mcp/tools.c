@@ -4,6 +4,7 @@
  * tools/call, so what is advertised is what is enforced. The file tools
  * are thin: the fs module does the confinement. */
 #include "mcp/mcp.h"
+#include "changes/changes.h"
 #include "policy/policy.h"
 #include "util/error.h"
 
@@ -63,6 +64,45 @@ static json_t *tool_append(rf_mcp_server *s, rf_mcp_call *c, json_t *args);
 static json_t *tool_edit(rf_mcp_server *s, rf_mcp_call *c, json_t *args);
 static json_t *tool_list(rf_mcp_server *s, rf_mcp_call *c, json_t *args);
 
+static const rf_mcp_arg changes_args[] = {
+    { "stat", RF_MCP_ARG_BOOLEAN, false, "only the changed files with their added and removed line counts" },
+    { 0 },
+};
+
+/* changes_diff: what this connection's commands changed so far (changes:
+ * overlay). Applying or discarding stays with the user (`ringfence changes
+ * apply|discard ID`): the agent reviews, it does not accept. */
+static json_t *tool_changes_diff(rf_mcp_server *s, rf_mcp_call *call, json_t *args)
+{
+    (void)call;
+    bool stat = json_is_true(json_object_get(args, "stat"));
+    rf_error *err = NULL;
+    rf_session *ses = rf_session_open(s->policy->instance_root, s->policy->session, &err);
+    rf_changeset *cs = ses ? rf_session_diff(ses, &err) : NULL;
+    char *out = NULL;
+    size_t len = 0;
+    int rc = cs ? rf_changes_appendf(&out, &len, "session %s: %zu change(s)\n", s->policy->session,
+                                     rf_changeset_count(cs)) : -1;
+    for (size_t i = 0; rc == 0 && i < rf_changeset_count(cs); i++) {
+        const rf_change *c = rf_changeset_get(cs, i);
+        size_t ins = 0, del = 0;
+        char *d = rf_change_diff(ses, c, false, &ins, &del, &err);
+        char *q = rf_change_quote_path(c->path);
+        rc = !d || !q ? -1 : stat ? rf_changes_appendf(&out, &len, "%s | +%zu -%zu\n", q, ins, del)
+                                 : rf_changes_appendf(&out, &len, "%s", d);
+        free(d);
+        free(q);
+    }
+    json_t *r = rc == 0 ? rf_mcp_tool_text(out, false)
+                : err  ? rf_mcp_tool_from_error(err)
+                       : rf_mcp_tool_text("changes_diff: out of memory", true);
+    free(out);
+    rf_error_free(err);
+    rf_changeset_free(cs);
+    rf_session_free(ses);
+    return r;
+}
+
 static const rf_mcp_tool tools[] = {
     { "exec", "Run a shell command",
       "Run a shell command with /bin/sh -c in a fresh sandbox: the workspace is the working directory "
@@ -90,6 +130,10 @@ static const rf_mcp_tool tools[] = {
       "List a directory in the workspace: sorted names, directories end with '/'. With recursive, the "
       "whole tree below it as relative paths.",
       list_args, true, false, true, tool_list, NULL },
+    { "changes_diff", "Show the session's changes",
+      "Show what the commands of this connection changed in the workspace so far, as a unified diff "
+      "(stat: per file line counts). The workspace itself is untouched until the user applies them.",
+      changes_args, true, false, true, tool_changes_diff, NULL },
 };
 
 /* policy/tools.c decides, for every entry point alike. */
@@ -98,9 +142,20 @@ static bool disabled(const rf_mcp_server *s, const char *name)
     return !rf_policy_tool_enabled(s->policy, name);
 }
 
+/* changes: overlay: the file tools act on the real workspace from out
+ * here, which would write past the session (and read what the commands
+ * no longer see), so only exec and changes_diff are offered; changes_diff
+ * only then. */
+static bool offered(const rf_mcp_server *s, const char *name)
+{
+    bool overlay = s->policy->changes == RF_CHANGES_OVERLAY && s->policy->session;
+    bool changes = !strcmp(name, "changes_diff");
+    return overlay ? changes || !strcmp(name, "exec") : !changes;
+}
+
 const rf_mcp_tool *rf_mcp_tool_find(const rf_mcp_server *s, const char *name)
 {
-    if (!s->policy) /* the fuzz target's bare server offers nothing */
+    if (!s->policy || !offered(s, name)) /* the fuzz target's bare server offers nothing */
         return NULL;
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         if (!strcmp(tools[i].name, name))

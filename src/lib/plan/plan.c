@@ -334,7 +334,8 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
         goto fail;
     }
     if (rf_plan_add_system_mounts(plan, err) < 0 || add_user_mounts(plan, policy, err) < 0 ||
-        add_protected(plan, policy, err) < 0 || set_cwd(plan, policy, err) < 0 ||
+        add_protected(plan, policy, err) < 0 || rf_plan_add_session(plan, policy, err) < 0 ||
+        set_cwd(plan, policy, err) < 0 ||
         rf_plan_build_env(plan, policy, err) < 0 || rf_plan_resolve_exec(plan, policy, err) < 0)
         goto fail;
     if (plan->backend == RF_BACKEND_NATIVE ? add_rules(plan, err) < 0 : rf_plan_host_finish(plan, policy, err) < 0) {
@@ -406,6 +407,7 @@ RF_EXPORT void rf_plan_free(rf_plan *plan)
     for (size_t i = 0; i < plan->n_mounts; i++) {
         free(plan->mounts[i].source);
         free(plan->mounts[i].target);
+        free(plan->mounts[i].overlay);
     }
     free(plan->mounts);
     for (size_t i = 0; i < plan->n_rules; i++)
@@ -422,6 +424,10 @@ RF_EXPORT void rf_plan_free(rf_plan *plan)
     free(plan->exec_path);
     free(plan->cwd);
     free(plan->instance_root);
+    free(plan->session);
+    free(plan->session_dir);
+    free(plan->session_workspace);
+    free(plan->session_instance);
     free(plan->container_image);
     rf_container_plan_free(plan->container);
     rf_net_policy_clear(&plan->net);

@@ -41,6 +41,9 @@ typedef struct rf_mount {
     bool placeholder; /* RO_SELF of an absent protected path: made empty on the
                          host before the start, removed after (backend/placeholder.c) */
     unsigned mode;   /* TMPFS: permission bits of the root directory */
+    char *overlay;   /* BIND of the workspace with changes: overlay: the session's
+                        directory (upper/, work/); the bind is the read-only lower
+                        layer of an overlayfs mounted at target (docs/changes.md) */
     struct stat copied; /* COPY: the source as the plan saw it (the cached
                            /etc is keyed on it: backend/native/etc-cache.c) */
     const char *why; /* "system", "etc", "proc", "dev", "tmp", "workspace",
@@ -87,6 +90,13 @@ struct rf_plan {
     char *cwd;        /* working directory inside */
     char *instance_root;
     char **instance_dirs; /* created (0700) before start */
+    char *session;     /* changes: overlay: the session's id, else NULL */
+    char *session_dir; /* ...and its directory, created (or checked) at start */
+    char *session_workspace; /* the workspace the session belongs to */
+    char *session_instance;  /* the instance it was made in, or NULL */
+    bool overlay_userxattr;  /* the overlay is mounted outside the initial user
+                                namespace (an unprivileged caller, or root of a
+                                user namespace of its own): user.* xattrs */
 
     rf_limits limits;
     bool limits_probed;        /* rf_plan_probe_limits() filled limits_how */
@@ -131,6 +141,11 @@ int rf_plan_add_mount(rf_plan *plan, rf_mount_type type, const char *source, con
 const rf_mount *rf_plan_mount_covering(const rf_plan *plan, const char *path);
 /* Is path visible inside the sandbox under some bind? (for cwd, exec checks) */
 bool rf_plan_path_visible(const rf_plan *plan, const char *path, bool *writable);
+
+/* plan_changes.c: changes: overlay: the session the plan writes into
+ * (a new id, or --session's), the workspace bind marked as its lower
+ * layer; refused on a backend that cannot mount an overlay. */
+int rf_plan_add_session(rf_plan *plan, const rf_policy *policy, rf_error **err);
 
 /* plan_env.c: the clean environment and the instance directories. */
 int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err);

@@ -69,6 +69,8 @@ static json_t *mounts_json(const rf_plan *plan)
             json_object_set_new(o, "mode", json_string(m->writable ? "rw" : "ro"));
         if (m->idmap)
             json_object_set_new(o, "idmap", json_true());
+        if (m->overlay) /* changes: overlay: the upper and work directories live here */
+            json_object_set_new(o, "overlay", json_string(m->overlay));
         if (m->placeholder)
             json_object_set_new(o, "placeholder", json_string(m->source_dir ? "directory" : "file"));
         json_object_set_new(o, "why", json_string(m->why));
@@ -153,6 +155,9 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     if (plan->container) /* the container backend: the exact podman/docker argv */
         json_object_set_new(o, "container", rf_container_plan_json(plan));
     json_object_set_new(o, "instance_root", json_string(plan->instance_root));
+    if (plan->session) /* only with changes: overlay, so the direct plan reads as before */
+        json_object_set_new(o, "changes", json_pack("{s:s, s:s, s:s}", "mode", "overlay", "session", plan->session,
+                                                    "dir", plan->session_dir));
     json_object_set_new(o, "limits", limits_json(plan));
     /* The ABI this kernel offers; the rights are stripped to it at start. */
     int abi = rf_landlock_abi() > 0 ? rf_landlock_abi() : 0;

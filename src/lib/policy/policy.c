@@ -58,6 +58,7 @@ void rf_policy_clear(rf_policy *p)
     rf_strv_free(p->warnings);
     rf_strv_free(p->deny_paths);
     free(p->container_image);
+    free(p->session);
     memset(p, 0, sizeof(*p));
 }
 
@@ -241,14 +242,21 @@ static json_t *policy_json(const rf_policy *p)
 
 json_t *rf_policy_to_json_value(const rf_policy *p)
 {
-    return policy_json(p);
+    json_t *o = policy_json(p);
+    /* Only when set: the direct default keeps the record as it was. */
+    if (o && p->changes == RF_CHANGES_OVERLAY) {
+        json_object_set_new(o, "changes", json_string("overlay"));
+        if (p->session)
+            json_object_set_new(o, "session", json_string(p->session));
+    }
+    return o;
 }
 
 RF_EXPORT char *rf_policy_to_json(const rf_policy *policy)
 {
     if (!policy)
         return NULL;
-    json_t *j = policy_json(policy);
+    json_t *j = rf_policy_to_json_value(policy);
     if (!j)
         return NULL;
     char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

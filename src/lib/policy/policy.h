@@ -23,6 +23,9 @@ typedef enum {
 } rf_backend_kind;
 typedef enum { RF_LANDLOCK_BEST_EFFORT, RF_LANDLOCK_REQUIRED, RF_LANDLOCK_OFF } rf_landlock_mode;
 typedef enum { RF_SECCOMP_DEFAULT, RF_SECCOMP_STRICT, RF_SECCOMP_OFF } rf_seccomp_profile;
+/* workspace changes (docs/changes.md): written through, or kept in an overlay
+ * session's upper layer until `ringfence changes apply`. */
+typedef enum { RF_CHANGES_DIRECT, RF_CHANGES_OVERLAY } rf_changes_mode;
 
 /* A NULL-terminated, malloc'd array of malloc'd strings (see util/strv.h). */
 typedef char **rf_strv;
@@ -121,6 +124,8 @@ struct rf_policy {
     rf_strv deny_paths;     /* absolute host paths that must not be visible
                                (Mitto deny_folders); added by the config issue */
     char *container_image;  /* container backend image (Mitto docker.image), or NULL */
+    rf_changes_mode changes; /* `changes` (--changes): direct (default) or overlay */
+    char *session;          /* --session: continue this overlay session, or NULL (a new one) */
 };
 
 /* network: allowlist settings (policy.c). */

@@ -233,6 +233,8 @@ static int resolve_modes(rf_resolver *r, rf_policy *p)
     p->backend = (rf_backend_kind)pick(r->tree, "backend", backend, p->backend);
     p->landlock = (rf_landlock_mode)pick(r->tree, "landlock", landlock, p->landlock);
     p->seccomp = (rf_seccomp_profile)pick(r->tree, "seccomp.profile", seccomp, p->seccomp);
+    static const char *const changes[] = { "direct", "overlay", NULL };
+    p->changes = (rf_changes_mode)pick(r->tree, "changes", changes, p->changes);
     const json_t *uid = json_object_get(r->tree, "map_root_to");
     if (json_is_integer(uid)) {
         if (json_integer_value(uid) >= (json_int_t)UINT32_MAX)
@@ -354,6 +356,12 @@ int rf_resolve_tree(rf_resolver *r, rf_policy *p)
     if (instance && !(p->instance = strdup(instance)))
         return rf_error_set(r->err, ENOMEM, "instance");
     get_bool(r->tree, "delete_on_exit", &p->instance_ephemeral);
+    /* Continuing a session means its overlay: --session implies --changes overlay. */
+    const char *session = json_string_value(rf_json_path_get(r->tree, "session"));
+    if (session && !(p->session = strdup(session)))
+        return rf_error_set(r->err, ENOMEM, "session");
+    if (session)
+        p->changes = RF_CHANGES_OVERLAY;
     const char *image = json_string_value(rf_json_path_get(r->tree, "container.image"));
     if (image && !(p->container_image = strdup(image)))
         return rf_error_set(r->err, ENOMEM, "container.image");

@@ -100,6 +100,10 @@ static int ranks_kept(cmp *c, const rf_policy *b, const rf_policy *a)
         return refuse(c, "landlock", "weakens Landlock");
     if (seccomp_rank[a->seccomp] < seccomp_rank[b->seccomp])
         return refuse(c, "seccomp.profile", "weakens the seccomp profile");
+    if (a->changes == RF_CHANGES_DIRECT && b->changes == RF_CHANGES_OVERLAY)
+        return refuse(c, "changes", "writes the workspace directly instead of into a session");
+    if (str_differs(b->session, a->session))
+        return refuse(c, "session", "changes the session");
     if (a->map_root_to != b->map_root_to)
         return refuse(c, "map_root_to", "changes the uid root maps to");
     return 0;

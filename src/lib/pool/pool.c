@@ -121,6 +121,14 @@ RF_EXPORT rf_pool *rf_pool_new(const rf_policy *policy, size_t size, rf_error **
         rf_error_set(err, EINVAL, "pool: size %zu: expected 1 to 256", size);
         return NULL;
     }
+    /* Its sandboxes are built before their commands are known, each would
+     * hold an overlay session of its own for as long as it waits. */
+    if (policy->changes == RF_CHANGES_OVERLAY) {
+        rf_error_set(err, 0, "pool: changes: overlay: a warm pool's sandboxes are built ahead, each holding a "
+                             "session of its own while it waits");
+        rf_error_hint_set(err, "run without the pool (ringfence run --changes overlay), or --changes direct");
+        return NULL;
+    }
     rf_pool *p = calloc(1, sizeof *p);
     if (!p) {
         rf_error_set(err, ENOMEM, "pool");

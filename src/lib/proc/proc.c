@@ -39,6 +39,7 @@ rf_proc *rf_proc_new(pid_t pid, int pidfd, int sock, const rf_limits *limits)
     p->sock = sock;
     p->pty_master = -1;
     p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); /* -1: rf_proc_wait polls instead */
+    p->session_lock = -1;
     p->limits = *limits;
     clock_gettime(CLOCK_MONOTONIC, &p->started);
     return p;
@@ -339,6 +340,9 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
         close(p->sock);
     if (p->wake_fd >= 0)
         close(p->wake_fd);
+    if (p->session_lock >= 0)
+        close(p->session_lock); /* the sandbox is gone: the session may be applied */
+    free(p->session);
     rf_cgroup_destroy(p->cgroup);
     rf_strv_free(p->warnings);
     free(p->usage);

@@ -47,6 +47,9 @@ struct rf_proc {
                            rf_proc_take_pty (a pool's server passes it on) */
     int pty_master;     /* kept, not yet taken; -1 */
     struct rf_observer *observer; /* plan->observe: the supervisor (observe/), or NULL */
+    int session_lock;   /* changes: overlay: the session's flock, held while the
+                           sandbox lives (changes.h), or -1 */
+    char *session;      /* ...its id, for the status record, or NULL */
     bool tree_via_init; /* no pid namespace (landlock, none): killing init
                            alone would orphan the tree, so SIGKILL is a
                            message to init, which kills every descendant */

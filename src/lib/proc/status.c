@@ -37,6 +37,11 @@ static const char *setup_hint(const rf_proc *p)
         return "as root, the sandbox writes to host paths through an idmapped mount (root inside is "
                "never host root), which this filesystem does not allow on this kernel: put the "
                "workspace (or the rw expose) on ext4, xfs or btrfs, or run ringfence as an ordinary user";
+    if (!strcmp(p->setup_step, "mount the workspace overlay") || !strcmp(p->setup_step, "overlay session directory"))
+        return "the session's upper layer lives under the instance root (RINGFENCE_HOME), which must be on a "
+               "filesystem overlayfs can write to (ext4, xfs, btrfs, tmpfs; not NFS, FUSE or another overlay), "
+               "and an unprivileged caller needs Linux 5.11: move RINGFENCE_HOME, or use --changes direct "
+               "('ringfence doctor' says what works here)";
     if (!strcmp(p->setup_step, "enter working directory"))
         return "the sandbox user cannot enter it; check its permissions or pass --chdir";
     return NULL;
@@ -111,6 +116,8 @@ int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_e
     if (rf_proc_wait_raw(p, watch, err) < 0)
         return -1;
     fill_status(p, out);
+    if (p->session && !(out->session = strdup(p->session)))
+        return rf_error_set(err, ENOMEM, "status");
     /* Every process of the sandbox is gone: no connection can start now. */
     if (p->net_proxy) {
         rf_net_proxy_stop(p->net_proxy);
@@ -134,6 +141,7 @@ RF_EXPORT void rf_status_clear(rf_status *s)
     free(s->setup_error);
     free(s->setup_hint);
     free(s->network_json);
+    free(s->session);
     memset(s, 0, sizeof *s);
 }
 
@@ -168,6 +176,8 @@ json_t *rf_status_json(const rf_status *s)
     json_object_set_new(o, "sys_seconds", json_real(s->sys_seconds));
     json_object_set_new(o, "peak_memory_bytes", json_integer((json_int_t)s->peak_memory_bytes));
     json_object_set_new(o, "limits", limits_json(s));
+    if (s->session) /* changes: overlay: `ringfence changes diff ID` shows what it did */
+        json_object_set_new(o, "session", json_string(s->session));
     if (s->network_json)
         json_object_set_new(o, "network", json_loads(s->network_json, 0, NULL));
     if (s->setup_error)

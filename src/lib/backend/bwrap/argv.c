@@ -82,6 +82,23 @@ static void tmpfs(argv_builder *b, const rf_mount *m)
     add2(b, "--tmpfs", m->target);
 }
 
+/* changes: overlay (bubblewrap 0.10+): the workspace as the lower layer,
+ * the session's upper and work directories beside it. */
+static void overlay(argv_builder *b, const rf_mount *m)
+{
+    char *upper = NULL, *work = NULL;
+    if (asprintf(&upper, "%s/upper", m->overlay) < 0 || asprintf(&work, "%s/work", m->overlay) < 0) {
+        b->failed = 1;
+        free(upper);
+        return;
+    }
+    add2(b, "--overlay-src", m->source);
+    add3(b, "--overlay", upper, work);
+    add(b, m->target);
+    free(upper);
+    free(work);
+}
+
 static void one_mount(argv_builder *b, const rf_mount *m)
 {
     if (made_by_dev(m))
@@ -94,6 +111,10 @@ static void one_mount(argv_builder *b, const rf_mount *m)
             tmpfs(b, m);
         break;
     case RF_MOUNT_BIND:
+        if (m->overlay) {
+            overlay(b, m);
+            break;
+        }
         add3(b, m->devices ? "--dev-bind" : m->writable ? "--bind" : "--ro-bind", m->source, m->target);
         break;
     case RF_MOUNT_COPY:

@@ -131,6 +131,26 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
     return 0;
 }
 
+/* changes: overlay needs bwrap's --overlay (bubblewrap 0.10), run by the
+ * caller itself: a root caller's command runs as the workspace's owner,
+ * who cannot reach root's session directory. */
+static int check_overlay(const rf_plan *plan, rf_error **err)
+{
+    if (!plan->session)
+        return 0;
+    if (plan->caller_is_root)
+        return rf_error_set(err, 0, "changes: overlay with backend bwrap: a root caller's command runs as the "
+                                    "workspace's owner, which cannot reach root's session directory"),
+               rf_error_hint_set(err, "use --backend native");
+    _cleanup_free_ char *v = rf_bwrap_version();
+    unsigned major = 0, minor = 0;
+    if (!v || sscanf(v, "bubblewrap %u.%u", &major, &minor) != 2 || (major == 0 && minor < 10))
+        return rf_error_set(err, 0, "changes: overlay with backend bwrap needs bubblewrap 0.10 or later "
+                                    "(--overlay); this is %s", v ? v : "an unknown version"),
+               rf_error_hint_set(err, "use --backend native, or a newer bubblewrap");
+    return 0;
+}
+
 int rf_plan_bwrap_finish(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     char why[400];
@@ -148,7 +168,7 @@ int rf_plan_bwrap_finish(rf_plan *plan, const rf_policy *policy, rf_error **err)
     if (plan->landlock == RF_LANDLOCK_REQUIRED)
         return rf_error_set(err, 0, "backend bwrap with landlock: required: bwrap cannot apply Landlock"),
                rf_error_hint_set(err, "use --backend native, or drop --landlock required");
-    if (plan->caller_is_root && root_caller(plan, policy, err) < 0)
+    if (check_overlay(plan, err) < 0 || (plan->caller_is_root && root_caller(plan, policy, err) < 0))
         return -1;
     for (size_t i = 0; i < RF_ARRAY_SIZE(bwrap_cannot); i++)
         if (rf_strv_push(&plan->cannot, bwrap_cannot[i]) < 0)

@@ -374,6 +374,8 @@ int rf_container_doctor(bool *usable, char ***gives, char ***lacks)
     r |= rf_strv_pushf(gives, "%s", "network none, host, or (podman as root) the allowlist through ringfence's proxy; "
                                     "capabilities dropped, no_new_privs, the seccomp filter as OCI JSON");
     r |= rf_strv_pushf(gives, "%s", "the container removed at exit, timeout and when ringfence is killed");
+    r |= rf_strv_pushf(podman ? gives : lacks, "%s", podman ? "changes: overlay (podman's overlay volume)"
+                                                            : "changes: overlay: docker has no overlay volumes");
     r |= rf_strv_pushf(lacks, "%s", "no Landlock rules; network allowlist refused for rootless podman and docker");
     if (root)
         r |= rf_strv_pushf(lacks, "%s", "a root caller's command is host uid 0 without capabilities (--accept-weaker)");

@@ -402,15 +402,21 @@ rf_proc *rf_container_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
         return NULL;
     }
     rf_placeholders *ph = NULL;
-    if (rf_backend_make_instance_dirs(plan, err) < 0)
+    int session_lock = -1;
+    if (rf_backend_make_instance_dirs(plan, err) < 0 || rf_backend_session_open(plan, &session_lock, err) < 0)
         return NULL;
     rf_fault_point("instance-dirs");
-    if (rf_placeholders_make(plan, &ph, err) < 0)
+    if (rf_placeholders_make(plan, &ph, err) < 0) {
+        if (session_lock >= 0)
+            close(session_lock);
         return NULL;
+    }
     rf_fault_point("placeholders");
     int lock = prepare_host(plan, c, err);
     if (lock < 0) {
         rf_placeholders_remove(ph);
+        if (session_lock >= 0)
+            close(session_lock);
         return NULL;
     }
     rf_fault_point("container-dir");
@@ -451,11 +457,14 @@ rf_proc *rf_container_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error
         }
         rf_container_dir_remove(c->dir);
         rf_placeholders_remove(ph);
+        if (session_lock >= 0)
+            close(session_lock);
         rf_error_set(err, pid < 0 ? e : ENOMEM, "backend container: start the supervisor");
         return NULL;
     }
     proc->tree_via_init = true;
     proc->placeholders = ph;
+    proc->session_lock = session_lock;
     proc->how = limits_how(plan, c);
     rf_fault_point("clone");
     if (nv[0] >= 0 && rf_backend_start_proxy(plan, proc, nv[0], err) < 0) {

@@ -269,6 +269,22 @@ static void capture_etc_cache(const rf_plan *plan, rf_mount_src *srcs, const cha
     }
 }
 
+/* changes: overlay: the session's directory (upper/ and work/ must be on
+ * one mount), captured like a bind, writable. Never idmapped: overlayfs
+ * writes its work directory with the mounter's (a root caller's real
+ * root) credentials, which an idmapped mount cannot map (EOVERFLOW). The
+ * upper layer so holds the sandbox user's host ids; apply writes the
+ * real files as the one who applies. */
+static int capture_session(const rf_mount *m, rf_mount_src *src, rf_setup_fail *f)
+{
+    src->upper_fd = (int)syscall(SYS_open_tree, AT_FDCWD, m->overlay, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (src->upper_fd < 0)
+        return rf_fail(f, "overlay session directory", m->overlay);
+    if (set_attr(src->upper_fd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, -1, false) < 0)
+        return rf_fail(f, "set mount attributes", m->overlay);
+    return 0;
+}
+
 int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, const char *etc_cache, int userns_fd,
                              rf_setup_fail *f)
 {
@@ -278,6 +294,7 @@ int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, const char
         const rf_mount *m = &plan->mounts[i];
         int *fd = &srcs[i].fd;
         *fd = -1;
+        srcs[i].upper_fd = -1;
         if (cached_etc && rf_etc_cache_covers(plan, i))
             continue;
         if (m->type == RF_MOUNT_COPY) {
@@ -291,7 +308,7 @@ int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, const char
         if (*fd < 0)
             return rf_fail(f, "bind source", m->source);
         uint64_t attrs = MOUNT_ATTR_NOSUID;
-        if (!m->writable)
+        if (!m->writable || m->overlay) /* an overlay's lower layer is never written */
             attrs |= MOUNT_ATTR_RDONLY;
         if (!m->devices)
             attrs |= MOUNT_ATTR_NODEV;
@@ -308,8 +325,90 @@ int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, const char
         if (m->idmap && userns_fd >= 0 && set_attr(*fd, MOUNT_ATTR_IDMAP, userns_fd, true) < 0 &&
             m->writable && errno != EPERM)
             return fail_idmap(f, *fd, m->source);
+        if (m->overlay && capture_session(m, &srcs[i], f) < 0)
+            return -1;
     }
     return 0;
+}
+
+#define STAGE_NAME ".rf-session" /* in the new root, only while the overlay is made */
+
+/* "lowerdir" takes a ':'-separated list: escape what it would split on
+ * (kernels before 6.8 lack "lowerdir+", which takes one path as it is). */
+static void escape_layer(char *out, size_t size, const char *in)
+{
+    size_t o = 0;
+    for (; *in && o + 2 < size; in++) {
+        if (*in == ':' || *in == '\\' || *in == ',')
+            out[o++] = '\\';
+        out[o++] = *in;
+    }
+    out[o] = '\0';
+}
+
+static int overlay_configure(int fsfd, const char *lower, bool userxattr)
+{
+    char upper[64], work[64], esc[8192];
+    snprintf(upper, sizeof upper, "%s/%s/upper", NEWROOT_AT, STAGE_NAME);
+    snprintf(work, sizeof work, "%s/%s/work", NEWROOT_AT, STAGE_NAME);
+    if (syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "lowerdir+", lower, 0) < 0) {
+        escape_layer(esc, sizeof esc, lower);
+        if (syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "lowerdir", esc, 0) < 0)
+            return -1;
+    }
+    /* redirect_dir and metacopy off: every change is a whole entry in the
+     * upper layer, which is what the changeset reads (scan.c). An
+     * unprivileged mount keeps its xattrs in user.* (userxattr), which
+     * implies both (and refuses them named). */
+    const char *opts[][2] = { { "upperdir", upper }, { "workdir", work }, { "index", "off" },
+                              { "redirect_dir", "off" }, { "metacopy", "off" } };
+    size_t n = userxattr ? 3 : sizeof opts / sizeof opts[0];
+    for (size_t i = 0; i < n; i++)
+        if (syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, opts[i][0], opts[i][1], 0) < 0 &&
+            (i < 2 || errno != EINVAL))
+            return -1;
+    if (userxattr && syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
+        return -1;
+    return (int)syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
+}
+
+/* The overlay over the workspace's (read-only) bind, already attached at
+ * its target: the session's tree is staged in the new root, the overlay
+ * made from paths through it, attached on top, and the stage removed
+ * (the overlay holds its layers). */
+static int mount_overlay(const rf_plan *plan, int rootfd, const rf_mount *m, const rf_mount_src *src,
+                         rf_setup_fail *f)
+{
+    char lower[4200], stage[64];
+    snprintf(lower, sizeof lower, "%s%s", NEWROOT_AT, m->target);
+    snprintf(stage, sizeof stage, "%s/%s", NEWROOT_AT, STAGE_NAME);
+    if (mkdirat(rootfd, STAGE_NAME, 0700) < 0)
+        return rf_fail(f, "overlay stage", STAGE_NAME);
+    int sfd = openat2_in_root(rootfd, STAGE_NAME, O_PATH);
+    if (sfd < 0 || attach(src->upper_fd, sfd) < 0) {
+        if (sfd >= 0)
+            close(sfd);
+        return rf_fail(f, "overlay stage", m->overlay);
+    }
+    close(sfd);
+    int fsfd = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
+    int mfd = fsfd >= 0 && overlay_configure(fsfd, lower, plan->overlay_userxattr) == 0
+                  ? (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+                  : -1;
+    int saved = errno;
+    if (fsfd >= 0)
+        close(fsfd);
+    errno = saved;
+    if (mfd < 0)
+        return rf_fail(f, "mount the workspace overlay", m->overlay);
+    int tfd = openat2_in_root(rootfd, m->target, O_PATH);
+    int rc = tfd < 0 || attach(mfd, tfd) < 0 ? rf_fail(f, "attach the workspace overlay", m->target) : 0;
+    if (tfd >= 0)
+        close(tfd);
+    close(mfd);
+    if (umount2(stage, MNT_DETACH) < 0 || unlinkat(rootfd, STAGE_NAME, AT_REMOVEDIR) < 0)
+        return rc < 0 ? rc : rf_fail(f, "overlay stage", stage);
+    return rc;
 }
 
 static int mount_one(const rf_plan *plan, size_t i, int rootfd, const rf_mount_src *src, copy_dir *d,
@@ -388,7 +487,7 @@ static int mount_one(const rf_plan *plan, size_t i, int rootfd, const rf_mount_s
     if (!borrowed)
         close(mfd);
     close(tfd);
-    return 0;
+    return m->overlay ? mount_overlay(plan, rootfd, m, src, f) : 0;
 }
 
 /* Read-only tmpfs mounts (/dev, masks) were filled while writable; seal them. */

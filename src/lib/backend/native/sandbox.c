@@ -284,9 +284,12 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     if (rf_mount_build_root(plan, c->srcs, &f) < 0)
         die(c, &f);
     rf_fault_child_point(c->fault_fd, c->sock, "pivot-root"); /* every mount made, then pivot_root */
-    for (size_t i = 0; i <= plan->n_mounts; i++)
+    for (size_t i = 0; i <= plan->n_mounts; i++) {
         if (c->srcs[i].fd >= 0)
             close(c->srcs[i].fd);
+        if (i < plan->n_mounts && c->srcs[i].upper_fd >= 0)
+            close(c->srcs[i].upper_fd);
+    }
     /* Before the identity changes: joining takes the capabilities over the
      * namespace's owner. Until here only the setup above ran in the host's
      * network namespace, and none of it uses the network. */

@@ -22,6 +22,7 @@ typedef struct rf_setup_fail {
 typedef struct rf_mount_src {
     int fd;
     off_t size;
+    int upper_fd; /* changes: overlay: the session's directory, a detached tree */
 } rf_mount_src;
 
 /* A range of the caller's memory a warm pool's init gives back (shed.c). */
