@@ -74,13 +74,18 @@ static int push_rule(rf_plan *plan, const char *path, bool write)
 }
 
 /* Landlock only adds rights, it cannot take a subtree back out. So a
- * directory that holds a masked path (/etc/ssl/private) is replaced by
- * rules on its entries, every entry but the masked one. */
-static int rule_except(rf_plan *plan, const char *dir, bool write, const char *masked, int depth)
+ * directory that holds masked paths (/etc/ssl/private, a denied .env and
+ * .ssh in one workspace) is replaced by rules on its entries, every entry
+ * but the masked ones, walking down only where a masked path lies. */
+static int rule_except(rf_plan *plan, const char *dir, bool write, char *const *masked, int depth)
 {
-    if (!strcmp(masked, dir))
-        return 0;
-    if (!rf_path_is_beneath(masked, dir))
+    bool below = false;
+    for (size_t i = 0; masked[i]; i++) {
+        if (!strcmp(masked[i], dir))
+            return 0;
+        below |= rf_path_is_beneath(masked[i], dir);
+    }
+    if (!below)
         return push_rule(plan, dir, write);
     if (depth > 8)
         return 0; /* absurdly deep: grant nothing rather than too much */
@@ -99,15 +104,41 @@ static int rule_except(rf_plan *plan, const char *dir, bool write, const char *m
     return r;
 }
 
-static const char *masked_below(const rf_plan *plan, const char *dir)
+/* The host paths of every mask beneath dir (see mask_instance_root and
+ * plan_deny.c: a mask's source is the host path it hides), in *ret as a
+ * strv (NULL when there is none); -1 on ENOMEM. */
+static int masked_below(const rf_plan *plan, const char *dir, char ***ret)
 {
+    *ret = NULL;
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const rf_mount *m = &plan->mounts[i];
-        const char *host = m->source ? m->source : m->target; /* see mask_instance_root */
-        if (rf_mount_is_mask(m) && rf_path_is_beneath(host, dir))
-            return host;
+        const char *host = m->source ? m->source : m->target;
+        if (rf_mount_is_mask(m) && rf_path_is_beneath(host, dir) && rf_strv_push_unique(ret, host) < 0) {
+            rf_strv_free(*ret);
+            *ret = NULL;
+            return -1;
+        }
     }
-    return NULL;
+    return 0;
+}
+
+/* A writable bind granted entry by entry: the command cannot create a new
+ * entry where the walk went (Landlock grants existing entries only). */
+static int note_entrywise(rf_plan *plan, const char *dir, char *const *masked)
+{
+    size_t len = 1;
+    for (size_t i = 0; masked[i]; i++)
+        len += strlen(masked[i]) + 2;
+    _cleanup_free_ char *all = calloc(1, len);
+    if (!all)
+        return -1;
+    for (size_t i = 0; masked[i]; i++) {
+        strcat(all, i ? ", " : "");
+        strcat(all, masked[i]);
+    }
+    return rf_strv_pushf(&plan->cannot, "nothing new can be created directly in %s (nor in a directory on the way "
+                                        "to %s): Landlock grants the entries there one by one to keep %s out",
+                         dir, all, masked[1] ? "those paths" : "that path");
 }
 
 /* What a bind of the native backend becomes: a rule on the host path. */
@@ -119,15 +150,16 @@ static int host_rules(rf_plan *plan, bool accept_tmp, bool accept_remap)
         int r = 0;
         if (m->type == RF_MOUNT_BIND) {
             bool remapped = strcmp(m->source, m->target) != 0 && strcmp(m->why, "etc") != 0;
-            const char *masked = masked_below(plan, m->source);
             if (remapped && !accept_remap)
                 continue;
+            char **masked = NULL;
+            if (masked_below(plan, m->source, &masked) < 0)
+                return -1;
             r = masked ? rule_except(plan, m->source, m->writable, masked, 0)
                        : push_rule(plan, m->source, m->writable);
             if (r == 0 && masked && m->writable)
-                r = rf_strv_pushf(&plan->cannot, "nothing new can be created directly in %s (nor in a directory "
-                                                 "on the way to %s): Landlock grants the entries there one by "
-                                                 "one to keep that path out", m->source, masked);
+                r = note_entrywise(plan, m->source, masked);
+            rf_strv_free(masked);
         } else if (m->type == RF_MOUNT_PROC) {
             r = push_rule(plan, "/proc", false);
         } else if (m->type == RF_MOUNT_TMPFS && !strcmp(m->why, "tmp") && accept_tmp) {
@@ -418,6 +450,13 @@ static int finish_none(rf_plan *plan)
         return -1;
     if (plan->caller_is_root && rf_strv_push(&plan->warnings, "backend none: the command runs as host root") < 0)
         return -1;
+    /* The masks are in the plan, but nothing mounts them. */
+    for (size_t i = 0; i < plan->n_mounts; i++)
+        if (!strcmp(plan->mounts[i].why, "denied") &&
+            (rf_strv_pushf(&plan->cannot, "deny path %s is not hidden", plan->mounts[i].source) < 0 ||
+             rf_strv_pushf(&plan->warnings, "backend none: deny path %s is NOT hidden (no sandbox)",
+                           plan->mounts[i].source) < 0))
+            return -1;
     return 0;
 }
 
