@@ -73,6 +73,25 @@ static int push_rule(rf_plan *plan, const char *path, bool write)
     return 0;
 }
 
+/* An entry granted one by one that must not get a rule of its own. A rule
+ * is put on what the path leads to: a symlink's rule would grant its
+ * target (anywhere: a denied file, /etc/shadow), and a link resolves
+ * without one anyway. And a rule on a file is a rule on its inode: one on
+ * another hard link of a masked file would open the masked name too (so
+ * the landlock backend hides that link as well; native shows it). */
+static bool left_out(const char *path, char *const *masked)
+{
+    struct stat st, ms;
+    if (lstat(path, &st) < 0 || S_ISLNK(st.st_mode))
+        return true;
+    if (S_ISDIR(st.st_mode) || st.st_nlink < 2)
+        return false;
+    for (size_t i = 0; masked[i]; i++)
+        if (lstat(masked[i], &ms) == 0 && ms.st_dev == st.st_dev && ms.st_ino == st.st_ino)
+            return true;
+    return false;
+}
+
 /* Landlock only adds rights, it cannot take a subtree back out. So a
  * directory that holds masked paths (/etc/ssl/private, a denied .env and
  * .ssh in one workspace) is replaced by rules on its entries, every entry
@@ -86,7 +105,7 @@ static int rule_except(rf_plan *plan, const char *dir, bool write, char *const *
         below |= rf_path_is_beneath(masked[i], dir);
     }
     if (!below)
-        return push_rule(plan, dir, write);
+        return depth > 0 && left_out(dir, masked) ? 0 : push_rule(plan, dir, write);
     if (depth > 8)
         return 0; /* absurdly deep: grant nothing rather than too much */
     DIR *d = opendir(dir);
