@@ -141,9 +141,10 @@ static int masked_below(const rf_plan *plan, const char *dir, char ***ret)
     return 0;
 }
 
-/* A writable bind granted entry by entry: the command cannot create a new
- * entry where the walk went (Landlock grants existing entries only). */
-static int note_entrywise(rf_plan *plan, const char *dir, char *const *masked)
+/* A bind granted entry by entry: the directories the walk went through
+ * have no rule of their own, so they cannot be listed, nor (writable) take
+ * a new entry (Landlock grants existing entries only). */
+static int note_entrywise(rf_plan *plan, const char *dir, bool write, char *const *masked)
 {
     size_t len = 1;
     for (size_t i = 0; masked[i]; i++)
@@ -155,9 +156,13 @@ static int note_entrywise(rf_plan *plan, const char *dir, char *const *masked)
         strcat(all, i ? ", " : "");
         strcat(all, masked[i]);
     }
+    if (!write)
+        return rf_strv_pushf(&plan->cannot, "%s (and each directory on the way to %s) cannot be listed: Landlock "
+                                            "grants the entries there one by one to keep %s out",
+                             dir, all, masked[1] ? "those paths" : "that path");
     return rf_strv_pushf(&plan->cannot, "nothing new can be created directly in %s (nor in a directory on the way "
-                                        "to %s): Landlock grants the entries there one by one to keep %s out",
-                         dir, all, masked[1] ? "those paths" : "that path");
+                                        "to %s), nor can they be listed: Landlock grants the entries there one by "
+                                        "one to keep %s out", dir, all, masked[1] ? "those paths" : "that path");
 }
 
 /* What a bind of the native backend becomes: a rule on the host path. */
@@ -176,8 +181,8 @@ static int host_rules(rf_plan *plan, bool accept_tmp, bool accept_remap)
                 return -1;
             r = masked ? rule_except(plan, m->source, m->writable, masked, 0)
                        : push_rule(plan, m->source, m->writable);
-            if (r == 0 && masked && m->writable)
-                r = note_entrywise(plan, m->source, masked);
+            if (r == 0 && masked)
+                r = note_entrywise(plan, m->source, m->writable, masked);
             rf_strv_free(masked);
         } else if (m->type == RF_MOUNT_PROC) {
             r = push_rule(plan, "/proc", false);
