@@ -184,3 +184,22 @@ expect_exit 1 "srt: filesystem.denyRead hides the directory" \
 lacks "...its content does not come out" "$OUT" S3CRET
 expect_exit 0 "control: without it the same file is readable" rf run -w "$W" -- cat "$W/.secretdir/key"
 contains "...(so the test above could fail)" "$OUT" S3CRET-dirkey
+
+# The exports: OCI masks files (maskedPaths) and mounts a read-only tmpfs
+# over directories; a Pod can hide a directory, not one file of a volume.
+expect_exit 0 "export oci with deny paths" rf export oci "$SCRATCH/oci" --config "$SCRATCH/t-plan/deny.json" \
+    -w "$W" --expose "$E" -- true
+oci=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))
+print(" ".join(c["linux"]["maskedPaths"]))
+print(" ".join(m["destination"] for m in c["mounts"] if m["type"] == "tmpfs" and "ro" in m["options"]))' \
+    "$SCRATCH/oci/config.json" 2>&1)
+contains "oci: a denied file is in maskedPaths" "$oci" "$W/.env "
+contains "oci: ...one in an exposed directory too" "$oci" "$E/tok "
+contains "oci: the denied directories are read-only tmpfs mounts" "$oci" "$W/.secretdir"
+echo "{\"deny_paths\": [\"$W/.secretdir\"]}" >"$SCRATCH/dir.json"
+expect_exit 0 "export k8s with a denied directory" rf export k8s "$SCRATCH/k8s" --config "$SCRATCH/dir.json" \
+    -w "$W" -- true
+contains "k8s: an empty read-only volume over it" "$(cat "$SCRATCH"/k8s/*.json 2>/dev/null)" "\"mountPath\": \"$W/.secretdir\""
+expect_exit 125 "export k8s with a denied file is refused" rf export k8s "$SCRATCH/k8s2" \
+    --config "$SCRATCH/t-plan/deny.json" -w "$W" -- true
+contains "...naming it and the fix" "$ERR" "deny its directory instead"
