@@ -38,10 +38,21 @@ static char *resolve_denied(const char *path)
     return rparent ? rf_path_join(rparent, slash + 1) : strdup(path);
 }
 
-static const char *bind_noun(const rf_mount *m)
+/* What the bind is, and how to move it out of the denied path. */
+static void bind_words(const rf_mount *m, const char **noun, const char **fix)
 {
-    return !strcmp(m->why, "expose") ? "exposed path" : !strcmp(m->why, "instance") ? "instance directory"
-           : !strcmp(m->why, "workspace") ? "workspace" : "system path";
+    static const struct { const char *why, *noun, *fix; } words[] = {
+        { "workspace", "workspace", "choose a workspace outside it" },
+        { "expose", "exposed path", "expose a path outside it" },
+        { "instance", "instance directory", "move the instance root out of it (RINGFENCE_HOME or instance_root)" },
+    };
+    *noun = "system path";
+    *fix = "deny a path that no system bind needs";
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(m->why, words[i].why)) {
+            *noun = words[i].noun;
+            *fix = words[i].fix;
+        }
 }
 
 /* A deny path that contains a bind's source (or is it): masking it would
@@ -50,11 +61,13 @@ static const char *bind_noun(const rf_mount *m)
 static int refuse_containing(const char *entry, const char *real, const rf_mount *m, rf_error **err)
 {
     bool linked = strcmp(entry, real) != 0;
+    const char *noun, *fix;
+    bind_words(m, &noun, &fix);
     rf_error_set(err, 0, "deny_paths: %s%s%s%s %s the %s %s, which the sandbox must show", entry,
                  linked ? " (" : "", linked ? real : "", linked ? ")" : "",
-                 strcmp(real, m->source) ? "contains" : "is", bind_noun(m), m->source);
-    return rf_error_hint_set(err, "remove %s from deny_paths and deny only what inside it must stay hidden, or "
-                                  "use a %s outside it", entry, bind_noun(m));
+                 strcmp(real, m->source) ? "contains" : "is", noun, m->source);
+    return rf_error_hint_set(err, "remove %s from deny_paths and deny only what inside it must stay hidden, or %s",
+                             entry, fix);
 }
 
 /* Absent deny paths: nothing to mask now. The command may create one inside
