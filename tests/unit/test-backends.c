@@ -86,6 +86,71 @@ static void test_plans(void)
     rf_error_free(err);
 }
 
+static void touch(const char *dir, const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f)
+        fclose(f);
+}
+
+/* deny_paths: one mask per denied path a bind shows (a tmpfs over a
+ * directory, a file mask over a file), none for an absent one (a cannot
+ * entry instead), a refusal for one holding the workspace, and Landlock
+ * rules that leave out every one of several masks under one workspace. */
+static void test_deny(void)
+{
+    char *const argv[] = { (char *)"true", NULL };
+    char dir[128], json[1024];
+    snprintf(dir, sizeof dir, "%s/.secrets", ws);
+    mkdir(dir, 0755);
+    touch(ws, ".env");
+    touch(ws, "public");
+    snprintf(json, sizeof json, "{\"deny_paths\": [\"%s/.env\", \"%s\", \"%s/absent\", \"/nowhere/x\"]}", ws, dir,
+             ws);
+    rf_error *err = NULL;
+    rf_plan *p = plan_for(json, argv, &err);
+    char *j = p ? rf_plan_to_json(p) : NULL;
+    char want[512];
+    snprintf(want, sizeof want, "\"type\": \"file-mask\",\n      \"hides\": \"%s/.env\"", ws);
+    like(j, want, "deny: a denied file gets a file mask naming the host path");
+    snprintf(want, sizeof want, "\"type\": \"tmpfs\",\n      \"hides\": \"%s\"", dir);
+    like(j, want, "deny: a denied directory gets a tmpfs");
+    ok(j && !strstr(j, "/nowhere/x"), "deny: a path no bind shows needs no mask");
+    ok(p && lists(rf_plan_cannot(p), "absent does not exist"), "deny: an absent path is in the cannot list");
+    free(j);
+    rf_plan_free(p);
+
+    snprintf(json, sizeof json, "{\"deny_paths\": [\"%s\"]}", top);
+    p = plan_for(json, argv, &err);
+    ok(!p, "deny: a deny path holding the workspace is refused");
+    like(err ? rf_error_message(err) : NULL, "contains the workspace", "deny: the refusal names the workspace");
+    is_int(err ? rf_error_exit_code(err) : 0, RF_EXIT_FAILURE, "deny: exit code 125");
+    rf_error_free(err);
+    err = NULL;
+
+    if (have_landlock) {
+        snprintf(json, sizeof json, "{\"backend\": \"landlock\", \"accept_weaker\": true, \"deny_paths\": "
+                                    "[\"%s/.env\", \"%s\"]}", ws, dir);
+        p = plan_for(json, argv, &err);
+        j = p ? rf_plan_to_json(p) : NULL;
+        snprintf(want, sizeof want, "\"path\": \"%s/public\"", ws);
+        like(j, want, "landlock deny: the other entries are granted one by one");
+        snprintf(want, sizeof want, "\"path\": \"%s/.env\"", ws);
+        ok(j && !strstr(j, want), "landlock deny: not the first denied path");
+        snprintf(want, sizeof want, "\"path\": \"%s\"", dir);
+        ok(j && !strstr(j, want), "landlock deny: nor the second");
+        free(j);
+        rf_plan_free(p);
+        rf_error_free(err);
+        err = NULL;
+    }
+    snprintf(json, sizeof json, "rm -rf '%s' '%s/.env' '%s/public'", dir, ws, ws);
+    if (system(json) != 0)
+        printf("# could not clean %s\n", ws);
+}
+
 static bool gone(pid_t pid)
 {
     for (int i = 0; i < 200; i++) {
@@ -155,6 +220,7 @@ int main(void)
         return ok(0, "workspace"), done_testing();
     ctx = (rf_context){ .cwd = ws, .home = "/home/tester", .user = "tester", .tmpdir = "/tmp", .rf_home = home };
     test_plans();
+    test_deny();
     test_tree_kill("none");
     if (have_landlock)
         test_tree_kill("landlock");

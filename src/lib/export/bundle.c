@@ -151,6 +151,7 @@ static int make_entry(int rootfd, const rf_mount *m)
             r = 0;
         break;
     case RF_MOUNT_RO_SELF:
+    case RF_MOUNT_MASK_FILE: /* over a file a bind shows: nothing to make */
         break;
     }
     return r < 0 ? -errno : 0;

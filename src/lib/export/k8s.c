@@ -72,6 +72,10 @@ static void add_volumes(const rf_plan *plan, json_t *volumes, json_t *mounts)
             snprintf(name, sizeof name, "%s-%d", m->why, k++);
             source = json_pack("{s:{s:s, s:s}}", "hostPath", "path", m->source, "type",
                                m->source_dir ? "Directory" : "File");
+        } else if (m->type == RF_MOUNT_TMPFS && !strcmp(m->why, "denied")) {
+            /* A denied directory: an empty read-only volume over it. */
+            snprintf(name, sizeof name, "denied-%d", k++);
+            source = json_pack("{s:{s:s}}", "emptyDir", "medium", "Memory");
         } else if (m->type == RF_MOUNT_TMPFS && m->writable && strncmp(m->target, "/dev", 4) != 0) {
             snprintf(name, sizeof name, "tmpfs-%d", k++);
             source = json_pack("{s:{s:s}}", "emptyDir", "medium", "Memory");
@@ -173,6 +177,15 @@ static json_t *rf_export_k8s_manifest(const rf_plan *plan, bool accept_weaker, r
         rf_error_hint_set(err, "pass --accept-weaker (the Pod's annotations say so), or --landlock best-effort");
         return NULL;
     }
+    /* A Pod volume hides a directory, not one file of a hostPath: refused
+     * rather than exported with the file readable. */
+    for (size_t i = 0; i < plan->n_mounts; i++)
+        if (plan->mounts[i].type == RF_MOUNT_MASK_FILE) {
+            rf_error_set(err, 0, "export k8s: deny_paths: %s is a file, and a Pod cannot hide one file of the "
+                                 "volume that holds it", plan->mounts[i].source);
+            rf_error_hint_set(err, "deny its directory instead, or use 'ringfence export oci' (maskedPaths)");
+            return NULL;
+        }
     char name[NAME_MAX_K8S + 1];
     rf_export_k8s_name(plan, name, sizeof name);
     json_t *items = json_array();

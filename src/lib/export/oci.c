@@ -96,6 +96,7 @@ static json_t *mount_json(const rf_mount *m)
     case RF_MOUNT_SYMLINK:
     case RF_MOUNT_RO_SELF:
     case RF_MOUNT_COPY:
+    case RF_MOUNT_MASK_FILE: /* maskedPaths: the runtime binds /dev/null there */
         break;
     }
     return NULL;
@@ -179,9 +180,14 @@ static json_t *linux_json(const rf_plan *plan)
     json_object_set_new(lx, "readonlyPaths", ro);
     /* The native sandbox has no /sys and an unprivileged /proc; a runtime
      * run as root gets the usual masks on top, which cost nothing. */
-    json_object_set_new(lx, "maskedPaths",
-                        json_pack("[s, s, s, s, s, s, s]", "/proc/acpi", "/proc/kcore", "/proc/keys",
-                                  "/proc/latency_stats", "/proc/timer_list", "/proc/sched_debug", "/proc/scsi"));
+    json_t *masked = json_pack("[s, s, s, s, s, s, s]", "/proc/acpi", "/proc/kcore", "/proc/keys",
+                               "/proc/latency_stats", "/proc/timer_list", "/proc/sched_debug", "/proc/scsi");
+    /* Denied files (deny_paths): exactly what maskedPaths does; denied
+     * directories are read-only tmpfs mounts above. */
+    for (size_t i = 0; i < plan->n_mounts; i++)
+        if (plan->mounts[i].type == RF_MOUNT_MASK_FILE)
+            json_array_append_new(masked, json_string(plan->mounts[i].target));
+    json_object_set_new(lx, "maskedPaths", masked);
     json_t *sc = rf_export_seccomp(plan);
     if (json_is_object(sc))
         json_object_set_new(lx, "seccomp", sc);

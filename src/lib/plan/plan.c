@@ -132,7 +132,8 @@ static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **er
         if (rf_plan_add_mount(plan, RF_MOUNT_BIND, e->source, e->target, e->mode == RF_ACCESS_RW, "expose", err) < 0)
             return -1;
     }
-    if (mask_instance_root(plan, policy, first, err) < 0)
+    /* From 0: a system bind (/usr) shows what it holds as well. */
+    if (mask_instance_root(plan, policy, first, err) < 0 || rf_plan_add_denied(plan, policy, 0, err) < 0)
         return -1;
     qsort(plan->mounts + first, plan->n_mounts - first, sizeof(rf_mount), cmp_mount_target);
     /* A root caller's binds show host-root files as the sandbox user's; an
@@ -207,6 +208,10 @@ static int add_protected(rf_plan *plan, const rf_policy *policy, rf_error **err)
         _cleanup_free_ char *p = rf_path_join(policy->workspace, policy->protected_paths[i]);
         struct stat st;
         if (!p || !rf_path_is_beneath(p, policy->workspace))
+            continue;
+        /* Inside a mask (a denied directory): nothing of it is shown, and
+         * a read-only bind of the host path would show it again. */
+        if (!rf_plan_path_visible(plan, p, NULL))
             continue;
         bool absent = lstat(p, &st) < 0;
         if (absent && errno == ENOENT && !placeholder_possible(plan, policy, p)) {

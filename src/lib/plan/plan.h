@@ -18,6 +18,9 @@ typedef enum {
     RF_MOUNT_SYMLINK, /* create a symlink at target whose text is source */
     RF_MOUNT_RO_SELF, /* make the already-mounted target read-only */
     RF_MOUNT_COPY,    /* a copy of the small, world-readable host file source */
+    RF_MOUNT_MASK_FILE, /* hide the non-directory at target behind an empty,
+                           read-only, unopenable file (a nodev bind of
+                           /dev/null); source names the host path hidden */
 } rf_mount_type;
 
 /* Largest host file copied instead of bound (RF_MOUNT_COPY). */
@@ -49,13 +52,17 @@ typedef struct rf_mount {
     const char *why; /* "system", "etc", "proc", "dev", "tmp", "workspace",
                         "instance", "expose", "executable", "protected",
                         "masked" (a system path hidden), "instance-root"
-                        (hidden where a bind shows it, plan.c) */
+                        (hidden where a bind shows it, plan.c), "denied"
+                        (a deny_paths entry hidden, plan_deny.c) */
 } rf_mount;
 
-/* A tmpfs that hides what a bind around it would show. */
+/* A tmpfs (or a file mask) that hides what a bind around it would show. */
 static inline bool rf_mount_is_mask(const rf_mount *m)
 {
-    return m->type == RF_MOUNT_TMPFS && m->why && (!strcmp(m->why, "masked") || !strcmp(m->why, "instance-root"));
+    if (m->type == RF_MOUNT_MASK_FILE)
+        return true;
+    return m->type == RF_MOUNT_TMPFS && m->why &&
+           (!strcmp(m->why, "masked") || !strcmp(m->why, "instance-root") || !strcmp(m->why, "denied"));
 }
 
 /* A Landlock rule mirroring the mounts: read/execute beneath, or full access. */
@@ -146,6 +153,11 @@ bool rf_plan_path_visible(const rf_plan *plan, const char *path, bool *writable)
  * (a new id, or --session's), the workspace bind marked as its lower
  * layer; refused on a backend that cannot mount an overlay. */
 int rf_plan_add_session(rf_plan *plan, const rf_policy *policy, rf_error **err);
+/* plan_deny.c: a mask over every deny_paths entry a bind among
+ * mounts[first..] shows; refused when one contains such a bind. */
+int rf_plan_add_denied(rf_plan *plan, const rf_policy *policy, size_t first, rf_error **err);
+/* The deny_paths entry that path lies in or contains, or NULL. */
+const char *rf_plan_denied_overlap(const rf_policy *policy, const char *path);
 
 /* plan_env.c: the clean environment and the instance directories. */
 int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err);

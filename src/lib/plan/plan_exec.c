@@ -132,6 +132,12 @@ int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err)
         if (!dir)
             return rf_error_set(err, ENOMEM, "plan");
         const char *parent = dirname(dir);
+        const char *denied = rf_plan_denied_overlap(policy, parent);
+        if (denied)
+            return rf_error_set(err, 0, "%s: running it would show %s, which deny_paths hides (%s)", found,
+                                parent, denied),
+                   rf_error_hint_set(err, "move the program out of the denied path, or remove %s from deny_paths",
+                                     denied);
         if (rf_plan_add_mount(plan, RF_MOUNT_BIND, parent, parent, false, "executable", err) < 0)
             return -1;
         plan->mounts[plan->n_mounts - 1].idmap = plan->caller_is_root;

@@ -73,15 +73,39 @@ static int push_rule(rf_plan *plan, const char *path, bool write)
     return 0;
 }
 
-/* Landlock only adds rights, it cannot take a subtree back out. So a
- * directory that holds a masked path (/etc/ssl/private) is replaced by
- * rules on its entries, every entry but the masked one. */
-static int rule_except(rf_plan *plan, const char *dir, bool write, const char *masked, int depth)
+/* An entry granted one by one that must not get a rule of its own. A rule
+ * is put on what the path leads to: a symlink's rule would grant its
+ * target (anywhere: a denied file, /etc/shadow), and a link resolves
+ * without one anyway. And a rule on a file is a rule on its inode: one on
+ * another hard link of a masked file would open the masked name too (so
+ * the landlock backend hides that link as well; native shows it). */
+static bool left_out(const char *path, char *const *masked)
 {
-    if (!strcmp(masked, dir))
-        return 0;
-    if (!rf_path_is_beneath(masked, dir))
-        return push_rule(plan, dir, write);
+    struct stat st, ms;
+    if (lstat(path, &st) < 0 || S_ISLNK(st.st_mode))
+        return true;
+    if (S_ISDIR(st.st_mode) || st.st_nlink < 2)
+        return false;
+    for (size_t i = 0; masked[i]; i++)
+        if (lstat(masked[i], &ms) == 0 && ms.st_dev == st.st_dev && ms.st_ino == st.st_ino)
+            return true;
+    return false;
+}
+
+/* Landlock only adds rights, it cannot take a subtree back out. So a
+ * directory that holds masked paths (/etc/ssl/private, a denied .env and
+ * .ssh in one workspace) is replaced by rules on its entries, every entry
+ * but the masked ones, walking down only where a masked path lies. */
+static int rule_except(rf_plan *plan, const char *dir, bool write, char *const *masked, int depth)
+{
+    bool below = false;
+    for (size_t i = 0; masked[i]; i++) {
+        if (!strcmp(masked[i], dir))
+            return 0;
+        below |= rf_path_is_beneath(masked[i], dir);
+    }
+    if (!below)
+        return depth > 0 && left_out(dir, masked) ? 0 : push_rule(plan, dir, write);
     if (depth > 8)
         return 0; /* absurdly deep: grant nothing rather than too much */
     DIR *d = opendir(dir);
@@ -99,15 +123,46 @@ static int rule_except(rf_plan *plan, const char *dir, bool write, const char *m
     return r;
 }
 
-static const char *masked_below(const rf_plan *plan, const char *dir)
+/* The host paths of every mask beneath dir (see mask_instance_root and
+ * plan_deny.c: a mask's source is the host path it hides), in *ret as a
+ * strv (NULL when there is none); -1 on ENOMEM. */
+static int masked_below(const rf_plan *plan, const char *dir, char ***ret)
 {
+    *ret = NULL;
     for (size_t i = 0; i < plan->n_mounts; i++) {
         const rf_mount *m = &plan->mounts[i];
-        const char *host = m->source ? m->source : m->target; /* see mask_instance_root */
-        if (rf_mount_is_mask(m) && rf_path_is_beneath(host, dir))
-            return host;
+        const char *host = m->source ? m->source : m->target;
+        if (rf_mount_is_mask(m) && rf_path_is_beneath(host, dir) && rf_strv_push_unique(ret, host) < 0) {
+            rf_strv_free(*ret);
+            *ret = NULL;
+            return -1;
+        }
     }
-    return NULL;
+    return 0;
+}
+
+/* A bind granted entry by entry: the directories the walk went through
+ * have no rule of their own, so they cannot be listed, nor (writable) take
+ * a new entry (Landlock grants existing entries only). */
+static int note_entrywise(rf_plan *plan, const char *dir, bool write, char *const *masked)
+{
+    size_t len = 1;
+    for (size_t i = 0; masked[i]; i++)
+        len += strlen(masked[i]) + 2;
+    _cleanup_free_ char *all = calloc(1, len);
+    if (!all)
+        return -1;
+    for (size_t i = 0; masked[i]; i++) {
+        strcat(all, i ? ", " : "");
+        strcat(all, masked[i]);
+    }
+    if (!write)
+        return rf_strv_pushf(&plan->cannot, "%s (and each directory on the way to %s) cannot be listed: Landlock "
+                                            "grants the entries there one by one to keep %s out",
+                             dir, all, masked[1] ? "those paths" : "that path");
+    return rf_strv_pushf(&plan->cannot, "nothing new can be created directly in %s (nor in a directory on the way "
+                                        "to %s), nor can they be listed: Landlock grants the entries there one by "
+                                        "one to keep %s out", dir, all, masked[1] ? "those paths" : "that path");
 }
 
 /* What a bind of the native backend becomes: a rule on the host path. */
@@ -119,15 +174,16 @@ static int host_rules(rf_plan *plan, bool accept_tmp, bool accept_remap)
         int r = 0;
         if (m->type == RF_MOUNT_BIND) {
             bool remapped = strcmp(m->source, m->target) != 0 && strcmp(m->why, "etc") != 0;
-            const char *masked = masked_below(plan, m->source);
             if (remapped && !accept_remap)
                 continue;
+            char **masked = NULL;
+            if (masked_below(plan, m->source, &masked) < 0)
+                return -1;
             r = masked ? rule_except(plan, m->source, m->writable, masked, 0)
                        : push_rule(plan, m->source, m->writable);
-            if (r == 0 && masked && m->writable)
-                r = rf_strv_pushf(&plan->cannot, "nothing new can be created directly in %s (nor in a directory "
-                                                 "on the way to %s): Landlock grants the entries there one by "
-                                                 "one to keep that path out", m->source, masked);
+            if (r == 0 && masked)
+                r = note_entrywise(plan, m->source, m->writable, masked);
+            rf_strv_free(masked);
         } else if (m->type == RF_MOUNT_PROC) {
             r = push_rule(plan, "/proc", false);
         } else if (m->type == RF_MOUNT_TMPFS && !strcmp(m->why, "tmp") && accept_tmp) {
@@ -418,6 +474,13 @@ static int finish_none(rf_plan *plan)
         return -1;
     if (plan->caller_is_root && rf_strv_push(&plan->warnings, "backend none: the command runs as host root") < 0)
         return -1;
+    /* The masks are in the plan, but nothing mounts them. */
+    for (size_t i = 0; i < plan->n_mounts; i++)
+        if (!strcmp(plan->mounts[i].why, "denied") &&
+            (rf_strv_pushf(&plan->cannot, "deny path %s is not hidden", plan->mounts[i].source) < 0 ||
+             rf_strv_pushf(&plan->warnings, "backend none: deny path %s is NOT hidden (no sandbox)",
+                           plan->mounts[i].source) < 0))
+            return -1;
     return 0;
 }
 

@@ -22,6 +22,7 @@ static const char *mount_type_name(rf_mount_type t)
     case RF_MOUNT_SYMLINK: return "symlink";
     case RF_MOUNT_RO_SELF: return "remount-ro";
     case RF_MOUNT_COPY: return "copy";
+    case RF_MOUNT_MASK_FILE: return "file-mask";
     }
     return "?";
 }
@@ -62,7 +63,7 @@ static json_t *mounts_json(const rf_plan *plan)
         json_t *o = json_object();
         json_object_set_new(o, "type", json_string(mount_type_name(m->type)));
         if (m->source)
-            json_object_set_new(o, m->type == RF_MOUNT_SYMLINK ? "link" : m->type == RF_MOUNT_TMPFS ? "hides" : "source",
+            json_object_set_new(o, m->type == RF_MOUNT_SYMLINK ? "link" : rf_mount_is_mask(m) ? "hides" : "source",
                                 json_string(m->source));
         json_object_set_new(o, "target", json_string(m->target));
         if (m->type != RF_MOUNT_SYMLINK)

@@ -120,6 +120,10 @@ static void one_mount(argv_builder *b, const rf_mount *m)
     case RF_MOUNT_COPY:
         add3(b, "--ro-bind", m->source, m->target);
         break;
+    case RF_MOUNT_MASK_FILE:
+        /* bwrap binds nodev unless --dev-bind: the mask cannot be opened. */
+        add3(b, "--ro-bind", "/dev/null", m->target);
+        break;
     case RF_MOUNT_PROC:
         add2(b, "--proc", m->target);
         break;

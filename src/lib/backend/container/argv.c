@@ -112,6 +112,10 @@ static int add_one_mount(char ***v, const rf_container_opts *o, const rf_mount *
          * nothing in it can be changed (its entries stay readable). */
         r = strcmp(m->why, "instance-root") ? add_tmpfs(v, o, m) : add_bind(v, o, m->source, m->target, false);
         break;
+    case RF_MOUNT_MASK_FILE:
+        /* What the runtimes' own maskedPaths do for a file. */
+        r = add_bind(v, o, "/dev/null", m->target, false);
+        break;
     case RF_MOUNT_RO_SELF:
         /* /proc/sys and friends: the runtime's defaults; a protected path
          * exists on the host (a placeholder when absent). */

@@ -69,7 +69,7 @@ static const char *const kept[] = { "/run/firejail" };
 
 static bool is_mask(const rf_mount *m)
 {
-    return m->type == RF_MOUNT_TMPFS && !m->writable && strcmp(m->target, "/dev") != 0;
+    return m->type == RF_MOUNT_MASK_FILE || (m->type == RF_MOUNT_TMPFS && !m->writable && strcmp(m->target, "/dev") != 0);
 }
 
 /* Does the plan show this mount's target (a mask hides it; a read-only

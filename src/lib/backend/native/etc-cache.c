@@ -38,7 +38,7 @@
 static bool mounts_something(const rf_mount *m)
 {
     return m->type == RF_MOUNT_BIND || m->type == RF_MOUNT_TMPFS || m->type == RF_MOUNT_PROC ||
-           m->type == RF_MOUNT_DEVPTS;
+           m->type == RF_MOUNT_DEVPTS || m->type == RF_MOUNT_MASK_FILE;
 }
 
 static bool strictly_beneath(const char *path, const char *dir)

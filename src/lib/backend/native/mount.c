@@ -411,6 +411,22 @@ static int mount_overlay(const rf_plan *plan, int rootfd, const rf_mount *m, con
     return rc;
 }
 
+/* A denied file's mask: the host's /dev/null, bound nodev (so it cannot even
+ * be opened: EACCES), read-only and noexec. An empty device rather than an
+ * empty file: nothing needs creating, and bwrap and the container runtimes
+ * mask files with it too. Made before pivot_root, while /dev/null is the
+ * host's. */
+static int file_mask(void)
+{
+    int fd = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (fd >= 0 && set_attr(fd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, -1,
+                            false) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 static int mount_one(const rf_plan *plan, size_t i, int rootfd, const rf_mount_src *src, copy_dir *d,
                      rf_setup_fail *f)
 {
@@ -432,7 +448,7 @@ static int mount_one(const rf_plan *plan, size_t i, int rootfd, const rf_mount_s
         close(pfd);
         return 0;
     }
-    bool file = m->type == RF_MOUNT_BIND && !m->source_dir;
+    bool file = (m->type == RF_MOUNT_BIND && !m->source_dir) || m->type == RF_MOUNT_MASK_FILE;
     int tfd = open_target(rootfd, m->target, file, create && m->type != RF_MOUNT_RO_SELF);
     if (tfd < 0) {
         if (m->type == RF_MOUNT_RO_SELF && errno == ENOENT)
@@ -471,6 +487,9 @@ static int mount_one(const rf_plan *plan, size_t i, int rootfd, const rf_mount_s
             close(mfd);
             mfd = -1;
         }
+        break;
+    case RF_MOUNT_MASK_FILE:
+        mfd = file_mask();
         break;
     case RF_MOUNT_SYMLINK:
     case RF_MOUNT_COPY:
