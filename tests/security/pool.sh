@@ -164,6 +164,8 @@ wait_all() { for j in $(jobs -p); do [ "$j" = "$server" ] || wait "$j"; done; }
 wait_all
 okn=$(cat "$SCRATCH"/c*.out | grep -c '^ok-')
 check "100 concurrent requests all succeed ($okn)" test "$okn" = 100
+[ "$okn" = 100 ] ||
+    diag "$(cat "$SCRATCH"/c*.out | grep -v '^ok-' | sort | uniq -c | sort -rn | head -5)" "$(tail -5 "$SCRATCH/serve.log")"
 
 # A config file change rebuilds the pool (its policy then changes).
 echo '{"limits": {"pids": 77}}' >"$WS/.ringfence.json"
