@@ -4,6 +4,7 @@
 #include "options.h"
 
 #include "util/cleanup.h"
+#include "util/stack.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -171,6 +172,9 @@ int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
         fprintf(stderr, "ringfence: warning: %s\n", warnings[i]);
     if (o->status_fd >= 0)
         dprintf(o->status_fd, "{\"child-pid\":%d}\n", (int)rf_proc_pid(proc));
+    /* From here we only wait, maybe for days, maybe a thousand of us: the
+     * stack pages the policy, the plan and the start used go back. */
+    rf_stack_release_below();
     running = proc;
     install_forwarding();
     rf_status st;

@@ -19,6 +19,7 @@
  * does), and killed a second later. */
 #include "pool/pool.h"
 #include "pool/wire.h"
+#include "policy/policy.h"
 #include "backend/native/report.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
@@ -40,11 +41,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* The policy's JSON, sorted and compact, without what may differ between
+ * two runs of one policy. Built from the policy's JSON value directly: the
+ * same text as dumping it, parsing it back and dumping that (json_pack's
+ * values survive the round trip unchanged), at a third of the instructions
+ * on the client's path of every `run --via` (docs/performance.md). */
 RF_EXPORT char *rf_policy_key(const rf_policy *policy)
 {
-    char *text = rf_policy_to_json(policy);
-    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
+    json_t *o = policy ? rf_policy_to_json_value(policy) : NULL;
     if (!o)
         return NULL;
     json_object_del(o, "caller_cwd");

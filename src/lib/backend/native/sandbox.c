@@ -250,7 +250,12 @@ pid_t rf_command_clone(int (*fn)(void *), void *arg)
     return rf_clone_sharing(fn, arg, CLONE_VFORK, stack + sizeof stack);
 }
 
-_Noreturn void rf_sandbox_child(rf_native_ctx *c)
+/* Every wall up, then the command started (or, a warm pool's, awaited):
+ * the sandbox's setup, in order. Never inlined into rf_sandbox_child: its
+ * frame is large (the command process's stack, path buffers), and init
+ * gives it back below its own small one once setup is done
+ * (rf_shed_stack). Returns the command's pid, 0 for a pool's. */
+static __attribute__((noinline)) pid_t set_up(rf_native_ctx *c)
 {
     const rf_plan *plan = c->plan;
     rf_setup_fail f = { 0 };
@@ -337,6 +342,12 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
     else if ((cmd = rf_command_clone(start_command, c)) < 0 && rf_fail(&f, "start the command", NULL) < 0)
         die(c, &f);
     rf_fault_child_point(c->fault_fd, c->sock, "exec"); /* the command started (a pool's: awaited) */
+    return cmd;
+}
+
+_Noreturn void rf_sandbox_child(rf_native_ctx *c)
+{
+    pid_t cmd = set_up(c);
     /* Nor its own stdio: a reader of the command's output then sees EOF
      * when the command's tree ends, not when init has exited too. */
     for (int i = 0; i < 3; i++)
@@ -345,5 +356,6 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         close(c->pty_slave); /* the command's alone: its end is the master's EOF */
     rf_init_serve_sockets(c->net_fd);
     rf_shed_release(c); /* a warm pool's: only c (on our stack) is read from here on */
+    rf_shed_stack();
     rf_init_run(cmd, c->sock, NULL);
 }

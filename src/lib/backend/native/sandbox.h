@@ -153,6 +153,9 @@ int rf_deferred_send(int sock, char *const argv[], char *const env[], const char
  * nothing of the caller's is read again) unmaps it. */
 void rf_shed_plan(rf_native_ctx *c);
 void rf_shed_release(const rf_native_ctx *c);
+/* Init, before it waits: the stack pages setup used below its frame are
+ * given back (every sandbox, one-shot or pooled). */
+void rf_shed_stack(void);
 
 /* sandbox.c: the setup sequence; never returns. */
 _Noreturn void rf_sandbox_child(rf_native_ctx *ctx);
