@@ -178,9 +178,11 @@ static json_t *rf_export_k8s_manifest(const rf_plan *plan, bool accept_weaker, r
         return NULL;
     }
     /* A Pod volume hides a directory, not one file of a hostPath: refused
-     * rather than exported with the file readable. */
+     * rather than exported with the file readable. The /proc masks
+     * (/proc/keys) are the runtime's own: a Pod's default procMount masks
+     * them already. */
     for (size_t i = 0; i < plan->n_mounts; i++)
-        if (plan->mounts[i].type == RF_MOUNT_MASK_FILE) {
+        if (plan->mounts[i].type == RF_MOUNT_MASK_FILE && strcmp(plan->mounts[i].why, "proc") != 0) {
             rf_error_set(err, 0, "export k8s: deny_paths: %s is a file, and a Pod cannot hide one file of the "
                                  "volume that holds it", plan->mounts[i].source);
             rf_error_hint_set(err, "deny its directory instead, or use 'ringfence export oci' (maskedPaths)");

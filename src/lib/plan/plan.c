@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "backend/container/container.h"
 #include "plan/plan.h"
+#include "seccomp/seccomp.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"
@@ -108,6 +109,20 @@ static int mask_instance_root(rf_plan *plan, const rf_policy *policy, size_t fir
         plan->mounts[plan->n_mounts - 1].mode = 0755;
     }
     return 0;
+}
+
+/* Can the command make key system calls? Then it must not possess the
+ * caller's session keyring, and the native backend joins a fresh one. When
+ * the filter denies all three (the default and strict profiles), a fresh
+ * keyring protects nothing, and it would cost one key of the user's quota
+ * per sandbox: kernel.keys.maxkeys is 200 for a non-root user, so no more
+ * than ~200 of their sandboxes could live at once (bench/thousand.sh). */
+static bool keys_reachable(const rf_plan *plan)
+{
+    rf_seccomp_request req = { .profile = plan->seccomp, .deny = plan->seccomp_deny,
+                               .allow = plan->seccomp_allow };
+    return !rf_seccomp_denies(&req, "keyctl") || !rf_seccomp_denies(&req, "add_key") ||
+           !rf_seccomp_denies(&req, "request_key");
 }
 
 /* The user's binds (workspace, instance, exposes), parents before children
@@ -348,6 +363,7 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
             rf_error_prefix(err, "backend %s", plan->backend_reason); /* why this backend at all */
         goto fail;
     }
+    plan->new_keyring = keys_reachable(plan);
     return plan;
 fail:
     rf_plan_free(plan);

@@ -124,6 +124,8 @@ struct rf_plan {
     bool restrict_tcp;    /* Landlock denies every TCP bind and connect */
     bool share_tmp;       /* landlock backend: the host's /tmp granted (share_tmp) */
     bool seccomp_deny_inet; /* the filter denies AF_INET/AF_INET6 sockets */
+    bool new_keyring;     /* native: join a fresh session keyring (the filter
+                             lets key system calls through: plan.c) */
 
     bool observe;       /* native: report hidden and read-only paths the
                            command looked for (observe/; learn, --explain-denials) */

@@ -35,6 +35,7 @@ static const char *const masked_paths[] = { "/etc/ssl/private" };
 
 /* /proc entries remounted read-only: writing them reaches the host kernel. */
 static const char *const proc_ro[] = { "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus" };
+static const char *const proc_masked[] = { "/proc/keys", "/proc/key-users" };
 
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
 
@@ -192,6 +193,13 @@ static int add_proc(rf_plan *plan, rf_error **err)
     for (size_t i = 0; i < RF_ARRAY_SIZE(proc_ro); i++)
         if (access(proc_ro[i], F_OK) == 0 &&
             rf_plan_add_mount(plan, RF_MOUNT_RO_SELF, NULL, proc_ro[i], false, "proc", err) < 0)
+            return -1;
+    /* The descriptions of the keys the command possesses (the caller's
+     * session keyring when no fresh one is joined: plan.c) and every
+     * user's key counts: masked, as the container runtimes do. */
+    for (size_t i = 0; i < RF_ARRAY_SIZE(proc_masked); i++)
+        if (access(proc_masked[i], F_OK) == 0 &&
+            rf_plan_add_mount(plan, RF_MOUNT_MASK_FILE, NULL, proc_masked[i], false, "proc", err) < 0)
             return -1;
     return 0;
 }

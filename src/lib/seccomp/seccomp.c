@@ -125,6 +125,14 @@ static bool row_active(const rf_seccomp_request *req, const rf_seccomp_rule *rul
            !rf_strv_contains(req->deny, rule->name);
 }
 
+bool rf_seccomp_denies(const rf_seccomp_request *req, const char *name)
+{
+    if (rf_strv_contains(req->deny, name))
+        return true; /* deny wins over allow */
+    const rf_seccomp_rule *rule = rf_seccomp_rule_find(name);
+    return rule && rule->args == RF_SC_ARGS_NONE && row_active(req, rule);
+}
+
 static int build_ctx(const rf_seccomp_request *req, scmp_filter_ctx ctx, rf_error **err)
 {
     int r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);

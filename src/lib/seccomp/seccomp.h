@@ -43,6 +43,10 @@ int rf_seccomp_compile_cached(const rf_seccomp_request *req, const char *cache_d
  * -errno; fills *err only on failure and only if err is non-NULL. */
 int rf_seccomp_apply_bpf(const void *bpf, size_t len, rf_error **err);
 
+/* Does req's filter deny the whole system call `name`, whatever its
+ * arguments (the profile's row in force, or seccomp.deny)? */
+bool rf_seccomp_denies(const rf_seccomp_request *req, const char *name);
+
 /* rf_seccomp_compile + rf_seccomp_apply_bpf. */
 int rf_seccomp_apply(const rf_seccomp_request *req, rf_error **err);
 

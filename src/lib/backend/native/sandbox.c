@@ -171,7 +171,10 @@ static int enter_mapped_identity(rf_native_ctx *c, rf_setup_fail *f)
  * is readable by whoever possesses it, whatever its uid: a fresh, empty
  * session keyring keeps the caller's tokens and tickets out. Joined before
  * a root caller changes identity, so root's key quota pays for it, not the
- * shared unprivileged id. No keys in this kernel: nothing to leak. */
+ * shared unprivileged id. No keys in this kernel: nothing to leak. Only
+ * when the filter lets key system calls through (plan->new_keyring): else
+ * no key can be reached, and /proc/keys, which would list the descriptions
+ * of the keys it possesses, is masked (plan_mounts.c). */
 static int new_session_keyring(rf_setup_fail *f)
 {
     if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
@@ -300,7 +303,7 @@ static __attribute__((noinline)) pid_t set_up(rf_native_ctx *c)
      * network namespace, and none of it uses the network. */
     if (c->late_netns && rf_net_join_namespace(&net, &f) < 0)
         die(c, &f);
-    if (set_hostname(plan, &f) < 0 || new_session_keyring(&f) < 0)
+    if (set_hostname(plan, &f) < 0 || (plan->new_keyring && new_session_keyring(&f) < 0))
         die(c, &f);
     /* Identity before chdir: the working directory is entered with the
      * permissions the command will have. */
