@@ -96,32 +96,6 @@ static char **search_dirs(void)
     return dirs;
 }
 
-/* Levenshtein distance, capped: names are short. */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > RF_PROFILE_MAX_NAME || lb > RF_PROFILE_MAX_NAME)
-        return SIZE_MAX;
-    size_t row[RF_PROFILE_MAX_NAME + 1];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -173,16 +147,8 @@ static void unknown_profile(const char *name, rf_error **err)
 {
     rf_error_set(err, ENOENT, "unknown profile '%s'", name);
     _cleanup_strv_ char **names = rf_profile_list(NULL);
-    const char *best = NULL;
-    size_t best_d = SIZE_MAX;
-    for (size_t i = 0; names && names[i]; i++) {
-        size_t d = distance(name, names[i]);
-        if (d < best_d) {
-            best_d = d;
-            best = names[i];
-        }
-    }
-    if (best && best_d <= 2 + strlen(name) / 4)
+    const char *best = names ? rf_schema_suggest(name, (const char *const *)names) : NULL;
+    if (best)
         rf_error_hint_set(err, "did you mean '%s'? 'ringfence profile list' shows them all", best);
     else
         rf_error_hint_set(err, "'ringfence profile list' shows the profiles there are");
