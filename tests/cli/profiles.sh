@@ -87,24 +87,6 @@ expect_exit 0 "the exposed interpreter is read-only" env HOME="$fake" PATH="$ppa
     "$RINGFENCE" run --profile python -- sh -c 'echo x >> "$0" 2>/dev/null && echo WROTE; true' "$fake/.pyenv/shims/python3"
 lacks "no write into ~/.pyenv" "$OUT" WROTE
 
-# Agent CLIs: their --version under node's and their own profile, from
-# the ecosystem tests' cached npm install (tests/ecosystem/lib.sh; never
-# installed from here: no registry in these tests).
-key=$(sha256sum "$here/../ecosystem/package-lock.json" 2>/dev/null | cut -c1-16)
-eco=
-for root in ${RINGFENCE_TEST_CACHE:-} /var/cache/ringfence-tests "${XDG_CACHE_HOME:-$HOME/.cache}/ringfence-tests"; do
-    [ -n "$key" ] && [ -f "$root/ecosystem-$key/.complete" ] && { eco=$root/ecosystem-$key; break; }
-done
-for pair in claude:claude-code codex:codex gemini:gemini-cli opencode:opencode; do
-    bin=${pair%%:*} prof=${pair#*:}
-    if [ -n "$eco" ] && [ -x "$eco/node_modules/.bin/$bin" ]; then
-        expect_exit 0 "$prof: $bin --version under --profile node --profile $prof" \
-            rf run --profile node --profile "$prof" --expose "$eco" --timeout 60 -- "$eco/node_modules/.bin/$bin" --version
-        check "$prof: it printed a version" grep -Eq '[0-9]+\.[0-9]+\.[0-9]+' <<<"$OUT"
-    else
-        skip "$prof: $bin --version" "no cached npm install of the agent CLIs (run tests/ecosystem/agent-clis.sh once)"
-        skip "$prof: it printed a version" "no cached install"
-    fi
-done
-skip "npm ci of a real project under --profile node" \
-    "needs the npm registry; the test hosts have no network (tests/ecosystem covers registry installs)"
+# The agent CLIs' --version under their profiles and `npm ci` from the
+# registry under --profile node: tests/ecosystem/profiles.sh, once per
+# suite, where the npm install is cached and the registry reachable.
