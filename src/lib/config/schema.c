@@ -43,6 +43,7 @@ typedef struct rf_key {
 } rf_key;
 
 static const char *const v_network[] = { "none", "host", "allowlist", NULL };
+static const char *const v_on_blocked[] = { "refuse", "ask", NULL };
 static const char *const v_backend[] = { "native", "landlock", "auto", "bwrap", "firejail",
                                          "container", "none", NULL };
 static const char *const v_landlock[] = { "best-effort", "required", "off", NULL };
@@ -91,6 +92,9 @@ static const rf_key k_network[] = {
     { "hosts", K_STRMAP, NULL, NULL },
     { "publish", K_STRV, NULL, NULL },
     { "routes", K_OBJMAP, k_route, NULL },
+    { "on_blocked", K_ENUM, NULL, v_on_blocked },
+    { "ask", K_STR, NULL, NULL },
+    { "ask_timeout", K_NUM, NULL, NULL },
     { NULL, 0, NULL, NULL },
 };
 static const rf_key k_container[] = {

@@ -64,6 +64,12 @@ typedef struct rf_net_policy {
      * *sources* ("env:VAR"), never a secret's value. */
     rf_strv routes;
     bool allow_private_addresses; /* names may resolve to loopback, private... */
+    /* on_blocked: ask (issue 31): a name allow_domains does not match is
+     * asked about at `ask` ("socket:PATH"), an answer awaited for at most
+     * ask_timeout_ms (no answer: refused). */
+    bool ask;
+    char *ask_via;
+    unsigned ask_timeout_ms;
 } rf_net_policy;
 
 typedef struct rf_tools {
