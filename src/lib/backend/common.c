@@ -234,6 +234,7 @@ int rf_backend_start_proxy(const rf_plan *plan, rf_proc *proc, int net_chan, rf_
         close(net_chan);
         return -1;
     }
+    rf_net_proxy_set_command(proc->net_proxy, plan->argv);
     if (!plan->net.publish)
         close(net_chan);
     else if (rf_net_proxy_publish(proc->net_proxy, plan->net.publish, net_chan, err) < 0)

@@ -121,6 +121,8 @@ rf_net_proxy *rf_net_proxy_start(const rf_net_policy *policy, int listen_fd, int
 int rf_net_proxy_publish(rf_net_proxy *p, char *const *publish, int socket_chan, rf_error **err);
 /* A socket of the sandbox's namespace, from its init (publish.c), or -1. */
 int rf_net_sandbox_socket(rf_net_proxy *p);
+/* The command line named in questions (on_blocked: ask). */
+void rf_net_proxy_set_command(rf_net_proxy *p, char *const *argv);
 /* Start the loop thread (after the listeners are added). */
 int rf_net_proxy_run(rf_net_proxy *p, rf_error **err);
 /* Stop accepting, close every connection, wait for the loop thread

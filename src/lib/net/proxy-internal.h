@@ -5,6 +5,7 @@
 #pragma once
 #include "net/net.h"
 #include "net/route.h"
+#include "net/ask.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -49,6 +50,7 @@ typedef struct rf_net_listener {
 struct rf_net_proxy {
     rf_net_rules rules;
     rf_route_table routes; /* credential routes (route.c); counters under `lock` */
+    rf_net_ask *ask;       /* on_blocked: ask (ask.c), or NULL */
     rf_net_listener listeners[1 + RF_NET_MAX_PUBLISH];
     size_t n_listeners;
     int epfd;

@@ -116,6 +116,7 @@ static void proxy_destroy(rf_net_proxy *p)
     free(p->chunk);
     rf_net_rules_clear(&p->rules);
     rf_route_table_clear(&p->routes);
+    rf_net_ask_free(p->ask);
     pthread_mutex_destroy(&p->lock);
     pthread_mutex_destroy(&p->chan_lock);
     pthread_cond_destroy(&p->sessions_done);
@@ -296,6 +297,11 @@ static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error
         proxy_destroy(p);
         return NULL;
     }
+    if (policy->ask && !(p->ask = rf_net_ask_new(policy, p->stop_fd))) {
+        rf_error_set(err, ENOMEM, "network: asking (on_blocked: ask)");
+        proxy_destroy(p);
+        return NULL;
+    }
     p->stop_tag = (rf_net_tag){ .kind = RF_NET_TAG_STOP };
     p->handoff_tag = (rf_net_tag){ .kind = RF_NET_TAG_HANDOFF };
     if (watch(p, p->stop_fd, &p->stop_tag) < 0 || watch(p, p->handoff[0], &p->handoff_tag) < 0) {
@@ -395,6 +401,11 @@ int rf_net_proxy_publish(rf_net_proxy *p, char *const *publish, int socket_chan,
     return 0;
 }
 
+void rf_net_proxy_set_command(rf_net_proxy *p, char *const *argv)
+{
+    rf_net_ask_set_command(p->ask, argv);
+}
+
 int rf_net_proxy_run(rf_net_proxy *p, rf_error **err)
 {
     int rc = pthread_create(&p->loop, NULL, loop_main, p);
@@ -484,6 +495,8 @@ char *rf_net_proxy_report(rf_net_proxy *p)
     if (o && p->routes.n)
         json_object_set_new(o, "routes", routes_json(p));
     pthread_mutex_unlock(&p->lock);
+    if (o && p->ask)
+        json_object_set_new(o, "asked", rf_net_ask_report(p->ask));
     char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     return s;
