@@ -229,7 +229,7 @@ int rf_backend_start_proxy(const rf_plan *plan, rf_proc *proc, int net_chan, rf_
         close(net_chan);
         return 0;
     }
-    proc->net_proxy = rf_net_proxy_start(&plan->net, listen_fd, plan->net_log_fd, err);
+    proc->net_proxy = rf_net_proxy_start(&plan->net, listen_fd, plan->net_log_fd, plan->ask_fn, plan->ask_data, err);
     if (!proc->net_proxy) {
         close(net_chan);
         return -1;

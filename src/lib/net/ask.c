@@ -30,7 +30,9 @@ typedef struct record {
 } record;
 
 struct rf_net_ask {
-    rf_ask_socket sock;
+    rf_ask_socket sock; /* path NULL: the callback */
+    rf_ask_fn fn;
+    void *fn_data;
     unsigned timeout_ms;
     int stop_fd;
     char *command;
@@ -46,16 +48,19 @@ struct rf_net_ask {
     size_t n_records;
 };
 
-rf_net_ask *rf_net_ask_new(const rf_net_policy *policy, int stop_fd)
+rf_net_ask *rf_net_ask_new(const rf_net_policy *policy, int stop_fd, rf_ask_fn fn, void *data)
 {
-    if (!policy->ask || !policy->ask_via || strncmp(policy->ask_via, "socket:", 7))
+    bool sock = policy->ask_via && !strncmp(policy->ask_via, "socket:", 7);
+    if (!policy->ask || (!fn && !sock))
         return NULL;
     rf_net_ask *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
+    a->fn = fn;
+    a->fn_data = data;
     a->names = calloc(RF_ASK_MAX_NAMES, sizeof *a->names);
-    a->sock.path = strdup(policy->ask_via + 7);
-    if (!a->names || !a->sock.path) {
+    a->sock.path = fn ? NULL : strdup(policy->ask_via + 7);
+    if (!a->names || (!fn && !a->sock.path)) {
         free(a->names);
         free(a->sock.path);
         free(a);
@@ -160,6 +165,29 @@ static const char *scope_name(rf_ask_scope s)
     return s == RF_ASK_ALWAYS ? "always" : s == RF_ASK_RUN ? "run" : "once";
 }
 
+/* The library's callback: its answer counts only within the timeout. */
+static int ask_callback(rf_net_ask *a, const rf_ask_question *q, const struct timespec *deadline,
+                        rf_ask_answer *ans, const char **why)
+{
+    rf_ask_request req = { .id = q->id, .host = q->host, .port = q->port, .protocol = q->protocol,
+                           .command = q->command ? q->command : "" };
+    int scope = RF_ASK_SCOPE_ONCE;
+    int allow = a->fn(a->fn_data, &req, &scope);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > deadline->tv_sec || (now.tv_sec == deadline->tv_sec && now.tv_nsec > deadline->tv_nsec)) {
+        *why = "no answer in time";
+        return -2;
+    }
+    if ((allow != 0 && allow != 1) || scope < RF_ASK_SCOPE_ONCE || scope > RF_ASK_SCOPE_ALWAYS) {
+        *why = "the answer was not understood";
+        return -1;
+    }
+    ans->allow = allow == 1;
+    ans->scope = scope == RF_ASK_SCOPE_ALWAYS ? RF_ASK_ALWAYS : scope == RF_ASK_SCOPE_RUN ? RF_ASK_RUN : RF_ASK_ONCE;
+    return 0;
+}
+
 /* Ask, on the transport, in order. The answer is written to `e` under
  * the lock by the caller. */
 static const char *ask_now(rf_net_ask *a, const rf_ask_question *q, const struct timespec *deadline,
@@ -177,13 +205,17 @@ static const char *ask_now(rf_net_ask *a, const rf_ask_question *q, const struct
     *by = "timeout";
     if (pthread_mutex_timedlock(&a->transport, &until) != 0)
         return "asked, no answer in time";
-    int rc = rf_ask_socket_ask(&a->sock, q, a->stop_fd, deadline, ans, &why);
+    int rc = a->fn ? ask_callback(a, q, deadline, ans, &why)
+                   : rf_ask_socket_ask(&a->sock, q, a->stop_fd, deadline, ans, &why);
     pthread_mutex_unlock(&a->transport);
-    *by = rc == -2 ? "timeout" : "socket";
-    if (rc < 0)
+    *by = rc == -2 ? "timeout" : a->fn ? "callback" : "socket";
+    if (rc < 0) {
+        *ans = (rf_ask_answer){ 0 }; /* nothing of a refused answer is kept */
         return rc == -2 ? "asked, no answer in time" : why;
+    }
     if (ans->scope == RF_ASK_ALWAYS && rf_ask_always_write(q->host, q->port, ans->allow, q->command) < 0)
-        *by = "socket (always: the answers file could not be written, kept for this run)";
+        *by = a->fn ? "callback (always: the answers file could not be written, kept for this run)"
+                    : "socket (always: the answers file could not be written, kept for this run)";
     return ans->allow ? NULL : "refused when asked";
 }
 
@@ -266,7 +298,8 @@ json_t *rf_net_ask_report(rf_net_ask *a)
             json_object_set_new(o, "reason", json_string(r->reason));
         json_array_append_new(list, o);
     }
-    json_t *out = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:b}", "via", "socket", "questions",
+    json_t *out = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:b}", "via", a->fn ? "callback" : "socket",
+                            "questions",
                             (json_int_t)a->asked, "allowed", (json_int_t)a->allowed, "refused",
                             (json_int_t)a->refused, "rate_limited", (json_int_t)a->rate_limited, "timeouts",
                             (json_int_t)a->timeouts, "list", list, "truncated",

@@ -35,8 +35,9 @@ typedef struct rf_ask_answer {
 } rf_ask_answer;
 
 /* NULL when the policy does not ask. `stop_fd` becomes readable when the
- * proxy stops: every question then ends, refused. */
-rf_net_ask *rf_net_ask_new(const rf_net_policy *policy, int stop_fd);
+ * proxy stops: every question then ends, refused. Questions go to the
+ * socket of network.ask, or to `fn` (the library's callback) when set. */
+rf_net_ask *rf_net_ask_new(const rf_net_policy *policy, int stop_fd, rf_ask_fn fn, void *data);
 void rf_net_ask_free(rf_net_ask *a);
 /* The command line named in questions (copied, shortened). */
 void rf_net_ask_set_command(rf_net_ask *a, char *const *argv);

@@ -262,7 +262,8 @@ static void raise_nofile(void)
     }
 }
 
-static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error **err)
+static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_ask_fn ask_fn, void *ask_data,
+                               rf_error **err)
 {
     rf_net_proxy *p = calloc(1, sizeof *p);
     if (!p) {
@@ -297,8 +298,8 @@ static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error
         proxy_destroy(p);
         return NULL;
     }
-    if (policy->ask && !(p->ask = rf_net_ask_new(policy, p->stop_fd))) {
-        rf_error_set(err, ENOMEM, "network: asking (on_blocked: ask)");
+    if (policy->ask && !(p->ask = rf_net_ask_new(policy, p->stop_fd, ask_fn, ask_data))) {
+        rf_error_set(err, errno ? errno : EINVAL, "network: asking (on_blocked: ask): no socket:PATH, no callback");
         proxy_destroy(p);
         return NULL;
     }
@@ -312,9 +313,10 @@ static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error
     return p;
 }
 
-rf_net_proxy *rf_net_proxy_start(const rf_net_policy *policy, int listen_fd, int log_fd, rf_error **err)
+rf_net_proxy *rf_net_proxy_start(const rf_net_policy *policy, int listen_fd, int log_fd, rf_ask_fn ask_fn,
+                                 void *ask_data, rf_error **err)
 {
-    rf_net_proxy *p = proxy_new(policy, log_fd, err);
+    rf_net_proxy *p = proxy_new(policy, log_fd, ask_fn, ask_data, err);
     if (!p) {
         if (listen_fd >= 0)
             close(listen_fd);

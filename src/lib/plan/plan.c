@@ -393,6 +393,16 @@ RF_EXPORT void rf_plan_set_network_log_fd(rf_plan *plan, int fd)
         plan->net_log_fd = fd;
 }
 
+RF_EXPORT void rf_plan_set_ask(rf_plan *plan, rf_ask_fn fn, void *data)
+{
+    if (!plan)
+        return;
+    plan->ask_fn = fn;
+    plan->ask_data = data;
+    if (fn)
+        plan->net.ask = true;
+}
+
 RF_EXPORT void rf_plan_set_observe(rf_plan *plan, bool on)
 {
     if (plan)

@@ -67,6 +67,8 @@ struct rf_plan {
     rf_net_mode network;
     rf_net_policy net;  /* network: allowlist */
     int net_log_fd;     /* blocked connections are reported here, or -1 */
+    rf_ask_fn ask_fn;   /* rf_plan_set_ask, or NULL */
+    void *ask_data;
     const char *hostname;
 
     /* Identity. A root caller is never mapped to host root (uid 0 on the host
