@@ -10,6 +10,7 @@
 #include "util/path.h"
 #include "backend/native/report.h"
 #include "net/net.h"
+#include "tty/tty.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -224,6 +225,14 @@ void rf_backend_root_as_owner(rf_plan *plan, const rf_policy *policy)
 
 int rf_backend_start_proxy(const rf_plan *plan, rf_proc *proc, int net_chan, rf_error **err)
 {
+    /* --ask tty: the command must not share the terminal that answers
+     * (it could type the answer, or read the keys): only with a pty. */
+    if (plan->net.ask && !plan->ask_fn && plan->net.ask_via && !strcmp(plan->net.ask_via, "tty") &&
+        !rf_tty_on_callers_terminal(proc->tty)) {
+        close(net_chan);
+        rf_error_set(err, 0, "--ask tty: the command would share the terminal that answers");
+        return rf_error_hint_set(err, "run with --pty on a terminal (native backend), or use --ask socket:PATH");
+    }
     int listen_fd = rf_msg_recv_fd(net_chan);
     if (listen_fd < 0) {
         close(net_chan);

@@ -30,7 +30,8 @@ typedef struct record {
 } record;
 
 struct rf_net_ask {
-    rf_ask_socket sock; /* path NULL: the callback */
+    rf_ask_socket sock; /* path NULL: the callback or the terminal */
+    bool tty;
     rf_ask_fn fn;
     void *fn_data;
     unsigned timeout_ms;
@@ -51,7 +52,8 @@ struct rf_net_ask {
 rf_net_ask *rf_net_ask_new(const rf_net_policy *policy, int stop_fd, rf_ask_fn fn, void *data)
 {
     bool sock = policy->ask_via && !strncmp(policy->ask_via, "socket:", 7);
-    if (!policy->ask || (!fn && !sock))
+    bool tty = policy->ask_via && !strcmp(policy->ask_via, "tty");
+    if (!policy->ask || (!fn && !sock && !tty))
         return NULL;
     rf_net_ask *a = calloc(1, sizeof *a);
     if (!a)
@@ -59,8 +61,9 @@ rf_net_ask *rf_net_ask_new(const rf_net_policy *policy, int stop_fd, rf_ask_fn f
     a->fn = fn;
     a->fn_data = data;
     a->names = calloc(RF_ASK_MAX_NAMES, sizeof *a->names);
-    a->sock.path = fn ? NULL : strdup(policy->ask_via + 7);
-    if (!a->names || (!fn && !a->sock.path)) {
+    a->tty = !fn && tty;
+    a->sock.path = fn || tty ? NULL : strdup(policy->ask_via + 7);
+    if (!a->names || (!fn && !tty && !a->sock.path)) {
         free(a->names);
         free(a->sock.path);
         free(a);
@@ -165,6 +168,11 @@ static const char *scope_name(rf_ask_scope s)
     return s == RF_ASK_ALWAYS ? "always" : s == RF_ASK_RUN ? "run" : "once";
 }
 
+static const char *via_name(const rf_net_ask *a)
+{
+    return a->fn ? "callback" : a->tty ? "tty" : "socket";
+}
+
 /* The library's callback: its answer counts only within the timeout. */
 static int ask_callback(rf_net_ask *a, const rf_ask_question *q, const struct timespec *deadline,
                         rf_ask_answer *ans, const char **why)
@@ -205,17 +213,17 @@ static const char *ask_now(rf_net_ask *a, const rf_ask_question *q, const struct
     *by = "timeout";
     if (pthread_mutex_timedlock(&a->transport, &until) != 0)
         return "asked, no answer in time";
-    int rc = a->fn ? ask_callback(a, q, deadline, ans, &why)
-                   : rf_ask_socket_ask(&a->sock, q, a->stop_fd, deadline, ans, &why);
+    int rc = a->fn    ? ask_callback(a, q, deadline, ans, &why)
+             : a->tty ? rf_ask_tty_ask(q, a->stop_fd, deadline, ans, &why)
+                      : rf_ask_socket_ask(&a->sock, q, a->stop_fd, deadline, ans, &why);
     pthread_mutex_unlock(&a->transport);
-    *by = rc == -2 ? "timeout" : a->fn ? "callback" : "socket";
+    *by = rc == -2 ? "timeout" : via_name(a);
     if (rc < 0) {
         *ans = (rf_ask_answer){ 0 }; /* nothing of a refused answer is kept */
         return rc == -2 ? "asked, no answer in time" : why;
     }
     if (ans->scope == RF_ASK_ALWAYS && rf_ask_always_write(q->host, q->port, ans->allow, q->command) < 0)
-        *by = a->fn ? "callback (always: the answers file could not be written, kept for this run)"
-                    : "socket (always: the answers file could not be written, kept for this run)";
+        *by = "always: the answers file could not be written, kept for this run";
     return ans->allow ? NULL : "refused when asked";
 }
 
@@ -298,7 +306,7 @@ json_t *rf_net_ask_report(rf_net_ask *a)
             json_object_set_new(o, "reason", json_string(r->reason));
         json_array_append_new(list, o);
     }
-    json_t *out = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:b}", "via", a->fn ? "callback" : "socket",
+    json_t *out = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:b}", "via", via_name(a),
                             "questions",
                             (json_int_t)a->asked, "allowed", (json_int_t)a->allowed, "refused",
                             (json_int_t)a->refused, "rate_limited", (json_int_t)a->rate_limited, "timeouts",

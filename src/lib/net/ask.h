@@ -62,6 +62,11 @@ int rf_ask_socket_ask(rf_ask_socket *s, const rf_ask_question *q, int stop_fd, c
                       rf_ask_answer *out, const char **why);
 void rf_ask_socket_close(rf_ask_socket *s);
 
+/* ask_tty.c: the question on the caller's terminal (/dev/tty), one key
+ * the answer; the same returns as rf_ask_socket_ask. */
+int rf_ask_tty_ask(const rf_ask_question *q, int stop_fd, const struct timespec *deadline, rf_ask_answer *out,
+                   const char **why);
+
 /* ask_always.c: append host:port to allow_domains (or deny_domains) in
  * the user's answers file ($XDG_CONFIG_HOME/ringfence/answers.yaml, else
  * ~/.config/ringfence/answers.yaml) with a comment saying when and for

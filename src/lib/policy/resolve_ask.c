@@ -35,14 +35,16 @@ static const char *visible_inside(const rf_policy *p, const char *path)
 
 static int check_via(rf_resolver *r, rf_policy *p, const char *via)
 {
-    static const char hint[] = "use --ask socket:PATH with PATH outside the workspace and every exposed path, "
-                               "on a listening unix socket of yours";
-    if (!strcmp(via, "tty") || !strcmp(via, "mcp")) {
+    static const char hint[] = "use --ask tty, or --ask socket:PATH with PATH outside the workspace and every "
+                               "exposed path, on a listening unix socket of yours";
+    if (!strcmp(via, "tty"))
+        return 0; /* needs the command on a pty of its own: checked when it starts */
+    if (!strcmp(via, "mcp")) {
         rf_resolve_fail(r, "network.ask", "\"%s\": not available yet", via);
         return rf_error_hint_set(r->err, "%s", hint);
     }
     if (strncmp(via, "socket:", 7) != 0) {
-        rf_resolve_fail(r, "network.ask", "\"%s\": expected socket:PATH", via);
+        rf_resolve_fail(r, "network.ask", "\"%s\": expected socket:PATH or tty", via);
         return rf_error_hint_set(r->err, "%s", hint);
     }
     const char *path = via + 7;
