@@ -225,6 +225,11 @@ void rf_backend_root_as_owner(rf_plan *plan, const rf_policy *policy)
 
 int rf_backend_start_proxy(const rf_plan *plan, rf_proc *proc, int net_chan, rf_error **err)
 {
+    if (plan->net.ask && !plan->ask_fn && plan->net.ask_via && !strcmp(plan->net.ask_via, "mcp")) {
+        close(net_chan);
+        rf_error_set(err, 0, "network.ask: mcp: only ringfence mcp asks its client");
+        return rf_error_hint_set(err, "use --ask tty or --ask socket:PATH with ringfence run");
+    }
     /* --ask tty: the command must not share the terminal that answers
      * (it could type the answer, or read the keys): only with a pty. */
     if (plan->net.ask && !plan->ask_fn && plan->net.ask_via && !strcmp(plan->net.ask_via, "tty") &&

@@ -152,6 +152,14 @@ static json_t *guard_command(rf_mcp_server *s, const char *command)
 static rf_plan *exec_plan(rf_mcp_server *s, const char *command, double timeout, rf_error **err)
 {
     rf_plan *plan = rf_plan_build_command(s->policy, command, timeout, err);
+    /* network.ask: mcp: the client asks its user when it can (elicitation);
+     * otherwise refused names are refused, and the result names them. */
+    if (plan && plan->net.ask && plan->net.ask_via && !strcmp(plan->net.ask_via, "mcp")) {
+        if (s->client_elicits)
+            rf_plan_set_ask(plan, rf_mcp_elicit_ask, s);
+        else
+            plan->net.ask = false;
+    }
     /* The same warnings every call: say them once. */
     if (plan && !__atomic_exchange_n(&s->warned_plan, true, __ATOMIC_RELAXED)) {
         char *const *w = rf_plan_warnings(plan);

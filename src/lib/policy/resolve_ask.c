@@ -39,12 +39,10 @@ static int check_via(rf_resolver *r, rf_policy *p, const char *via)
                                "exposed path, on a listening unix socket of yours";
     if (!strcmp(via, "tty"))
         return 0; /* needs the command on a pty of its own: checked when it starts */
-    if (!strcmp(via, "mcp")) {
-        rf_resolve_fail(r, "network.ask", "\"%s\": not available yet", via);
-        return rf_error_hint_set(r->err, "%s", hint);
-    }
+    if (!strcmp(via, "mcp"))
+        return 0; /* ringfence mcp: the client asks its user (mcp/elicit.c) */
     if (strncmp(via, "socket:", 7) != 0) {
-        rf_resolve_fail(r, "network.ask", "\"%s\": expected socket:PATH or tty", via);
+        rf_resolve_fail(r, "network.ask", "\"%s\": expected socket:PATH, tty or mcp", via);
         return rf_error_hint_set(r->err, "%s", hint);
     }
     const char *path = via + 7;
