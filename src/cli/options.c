@@ -56,11 +56,11 @@ static const struct rf_option {
       "resolve NAME to ADDR in the proxy (your own mapping: ADDR may be private or loopback); repeatable" },
     { "allow-private-addresses", no_argument, OPT_ALLOW_PRIVATE, NULL,
       "let allowed names resolve to loopback, private and link-local addresses (refused by default)" },
-    { "ask", required_argument, OPT_ASK, "socket:PATH|tty",
+    { "ask", required_argument, OPT_ASK, "socket:PATH|tty|mcp",
       "a name allow_domains does not match is asked about, not refused: socket:PATH: ringfence connects to the "
       "unix socket you listen on at PATH (outside the workspace) and sends one JSON line per question; tty: a "
-      "question on your terminal (with --pty), one key answers (docs/network.md, Asking); implies --network "
-      "allowlist" },
+      "question on your terminal (with --pty), one key answers; mcp (ringfence mcp): elicitation/create to the "
+      "client (docs/network.md, Asking); implies --network allowlist" },
     { "ask-timeout", required_argument, OPT_ASK_TIMEOUT, "SECONDS",
       "how long a question waits for its answer (default 30); no answer is a refusal" },
     { "publish", required_argument, OPT_PUBLISH, "[ADDR:]HOSTPORT:PORT",

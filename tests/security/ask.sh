@@ -172,6 +172,10 @@ expect_exit 125 "a workspace config may not turn asking on" rf run --config "$SC
 contains "...saying so" "$ERR" "network.on_blocked"
 rm -f "$WS/.ringfence.yaml"
 
+expect_exit 125 "serve pools refuse asking clearly" timeout 10 "$RINGFENCE" serve --socket "$SCRATCH/pool.sock" --ask "socket:$SOCK"
+contains "...saying so" "$ERR" "not available for pooled sandboxes"
+expect_exit 125 "--ask mcp is for ringfence mcp only" rf run --ask mcp -- true
+
 # ── the listener must be the caller's own uid ──
 if is_root && id rftest >/dev/null 2>&1; then
     [ -n "$LPID" ] && kill "$LPID" && wait "$LPID" 2>/dev/null
