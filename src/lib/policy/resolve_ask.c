@@ -63,6 +63,12 @@ static int check_via(rf_resolver *r, rf_policy *p, const char *via)
 
 int rf_resolve_ask(rf_resolver *r, rf_policy *p)
 {
+    const char *hidden = json_string_value(rf_json_path_get(r->tree, "files.on_hidden"));
+    if (hidden && !strcmp(hidden, "ask")) {
+        rf_resolve_fail(r, "files.on_hidden", "ask: not available yet (asking about hidden files, issue 31)");
+        return rf_error_hint_set(r->err, "expose the file or directory the command needs (--expose PATH), or "
+                                         "find out which with ringfence learn");
+    }
     rf_net_policy *n = &p->net;
     const char *on = json_string_value(rf_json_path_get(r->tree, "network.on_blocked"));
     const char *via = json_string_value(rf_json_path_get(r->tree, "network.ask"));
