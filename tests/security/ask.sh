@@ -176,9 +176,9 @@ expect_exit 125 "serve pools refuse asking clearly" timeout 10 "$RINGFENCE" serv
 contains "...saying so" "$ERR" "not available for pooled sandboxes"
 expect_exit 125 "--ask mcp is for ringfence mcp only" rf run --ask mcp -- true
 printf 'files:\n  on_hidden: ask\n' >"$SCRATCH/files-ask.yaml"
-expect_exit 125 "files.on_hidden: ask is refused, not yet available" rf run --config "$SCRATCH/files-ask.yaml" -- true
+expect_exit 125 "files.on_hidden: ask with no place to ask is refused" rf run --config "$SCRATCH/files-ask.yaml" -- true
 contains "...saying so" "$ERR" "files.on_hidden"
-contains "...as not available yet" "$ERR" "not available yet"
+contains "...and where to ask" "$ERR" "--ask socket:PATH"
 
 # ── the listener must be the caller's own uid ──
 if is_root && id rftest >/dev/null 2>&1; then

@@ -222,7 +222,9 @@ static const char *ask_now(rf_net_ask *a, const rf_ask_question *q, const struct
         *ans = (rf_ask_answer){ 0 }; /* nothing of a refused answer is kept */
         return rc == -2 ? "asked, no answer in time" : why;
     }
-    if (ans->scope == RF_ASK_ALWAYS && rf_ask_always_write(q->host, q->port, ans->allow, q->command) < 0)
+    /* A file's "always" lasts the run: an expose rule is not written for it. */
+    if (ans->scope == RF_ASK_ALWAYS && strcmp(q->protocol, "file") &&
+        rf_ask_always_write(q->host, q->port, ans->allow, q->command) < 0)
         *by = "always: the answers file could not be written, kept for this run";
     return ans->allow ? NULL : "refused when asked";
 }

@@ -87,7 +87,11 @@ static void drain_stale(rf_ask_socket *s)
 
 static char *question_line(const rf_ask_question *q)
 {
-    json_t *o = json_pack("{s:i, s:s, s:I, s:s, s:i, s:s, s:n, s:s}", "version", 1, "type", "network", "id",
+    bool file = !strcmp(q->protocol, "file");
+    json_t *o = file ? json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:i, s:s, s:n, s:s}", "version", 1, "type", "file",
+                                 "id", (json_int_t)q->id, "path", q->host, "access", "read", "host", "", "port", 0,
+                                 "protocol", "file", "process", "command", q->command ? q->command : "")
+                  : json_pack("{s:i, s:s, s:I, s:s, s:i, s:s, s:n, s:s}", "version", 1, "type", "network", "id",
                           (json_int_t)q->id, "host", q->host, "port", (int)q->port, "protocol", q->protocol,
                           "process", "command", q->command ? q->command : "");
     char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;

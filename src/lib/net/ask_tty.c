@@ -84,6 +84,13 @@ int rf_ask_tty_ask(const rf_ask_question *q, int stop_fd, const struct timespec 
     /* Keys typed before the question are not its answer. */
     (void)tcflush(fd, TCIFLUSH);
     char text[1536];
+    if (!strcmp(q->protocol, "file"))
+        snprintf(text, sizeof text,
+                 "\r\n\033[1mringfence: the sandbox asks to read %.600s\033[0m, which it cannot see\r\n"
+                 "  command: %.400s\r\n"
+                 "  allow? y = this open, r = for this run, n = no, N = no for this run [%d s, then no] ",
+                 q->host, q->command ? q->command : "?", ms_until(deadline) / 1000);
+    else
     snprintf(text, sizeof text,
              "\r\n\033[1mringfence: the sandbox asks to connect to %s:%u\033[0m (%s)\r\n"
              "  command: %.400s\r\n"

@@ -313,6 +313,10 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
         goto fail;
     }
     plan->limits = policy->limits;
+    /* Asking about hidden files is the observer's (observe/offer.c). */
+    plan->files_ask = policy->files_ask;
+    if (plan->files_ask)
+        plan->observe = true;
     plan->landlock = policy->landlock;
     plan->seccomp = policy->seccomp;
     plan->argv = rf_strv_copy(argv);
@@ -406,7 +410,7 @@ RF_EXPORT void rf_plan_set_ask(rf_plan *plan, rf_ask_fn fn, void *data)
 RF_EXPORT void rf_plan_set_observe(rf_plan *plan, bool on)
 {
     if (plan)
-        plan->observe = on;
+        plan->observe = on || plan->files_ask; /* asking about hidden files needs the observer */
 }
 
 RF_EXPORT void rf_plan_free(rf_plan *plan)

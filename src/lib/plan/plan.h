@@ -110,6 +110,7 @@ struct rf_plan {
     bool share_tmp;       /* landlock backend: the host's /tmp granted (share_tmp) */
     bool seccomp_deny_inet; /* the filter denies AF_INET/AF_INET6 sockets */
 
+    bool files_ask;     /* files.on_hidden: ask: the observer offers hidden files */
     bool observe;       /* native: report hidden and read-only paths the
                            command looked for (observe/; learn, --explain-denials) */
     bool deferred;      /* native: build the sandbox, then wait for its one

@@ -112,6 +112,7 @@ struct rf_policy {
     uid_t map_root_to;      /* host uid/gid for a root caller (65534) */
     bool map_root_to_set;   /* map_root_to given by the user (landlock: else the workspace owner) */
     bool share_tmp;         /* landlock backend: grant the host's /tmp (a weakening) */
+    bool files_ask;         /* files.on_hidden: ask (observe/offer.c) */
     rf_landlock_mode landlock;
     rf_seccomp_profile seccomp;
     rf_strv seccomp_deny;   /* extra syscall names to deny */

@@ -63,13 +63,9 @@ static int check_via(rf_resolver *r, rf_policy *p, const char *via)
 
 int rf_resolve_ask(rf_resolver *r, rf_policy *p)
 {
-    const char *hidden = json_string_value(rf_json_path_get(r->tree, "files.on_hidden"));
-    if (hidden && !strcmp(hidden, "ask")) {
-        rf_resolve_fail(r, "files.on_hidden", "ask: not available yet (asking about hidden files, issue 31)");
-        return rf_error_hint_set(r->err, "expose the file or directory the command needs (--expose PATH), or "
-                                         "find out which with ringfence learn");
-    }
     rf_net_policy *n = &p->net;
+    const char *hidden = json_string_value(rf_json_path_get(r->tree, "files.on_hidden"));
+    p->files_ask = hidden && !strcmp(hidden, "ask");
     const char *on = json_string_value(rf_json_path_get(r->tree, "network.on_blocked"));
     const char *via = json_string_value(rf_json_path_get(r->tree, "network.ask"));
     const json_t *t = rf_json_path_get(r->tree, "network.ask_timeout");
@@ -83,6 +79,14 @@ int rf_resolve_ask(rf_resolver *r, rf_policy *p)
         n->ask_timeout_ms = (unsigned)(s * 1000);
         if (n->ask_timeout_ms == 0)
             n->ask_timeout_ms = 1;
+    }
+    if (p->files_ask && (!n->ask || !via)) {
+        rf_resolve_fail(r, "files.on_hidden", "ask: no place to ask (network.ask)");
+        return rf_error_hint_set(r->err, "pass --ask socket:PATH or --ask tty");
+    }
+    if (p->files_ask && p->backend != RF_BACKEND_NATIVE && p->backend != RF_BACKEND_AUTO) {
+        rf_resolve_fail(r, "files.on_hidden", "ask: only the native backend observes the command's opens");
+        return rf_error_hint_set(r->err, "use --backend native, or expose the file (--expose PATH)");
     }
     if (!n->ask)
         return 0;
