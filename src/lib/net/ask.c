@@ -112,6 +112,23 @@ void rf_net_ask_set_command(rf_net_ask *a, char *const *argv)
     pthread_mutex_unlock(&a->lock);
 }
 
+/* `clock`'s now (or `from`, when given) plus ms. */
+static struct timespec after_ms(clockid_t clock, const struct timespec *from, unsigned ms)
+{
+    struct timespec t;
+    if (from)
+        t = *from;
+    else
+        clock_gettime(clock, &t);
+    t.tv_sec += (time_t)(ms / 1000);
+    t.tv_nsec += (long)(ms % 1000) * 1000000;
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
+    }
+    return t;
+}
+
 static long ms_since(const struct timespec *t0)
 {
     struct timespec t;
@@ -202,14 +219,7 @@ static const char *ask_now(rf_net_ask *a, const rf_ask_question *q, const struct
                            rf_ask_answer *ans, const char **by)
 {
     const char *why = NULL;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)(a->timeout_ms / 1000);
-    until.tv_nsec += (long)(a->timeout_ms % 1000) * 1000000;
-    if (until.tv_nsec >= 1000000000) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000;
-    }
+    struct timespec until = after_ms(CLOCK_REALTIME, NULL, a->timeout_ms);
     *by = "timeout";
     if (pthread_mutex_timedlock(&a->transport, &until) != 0)
         return "asked, no answer in time";
@@ -231,10 +241,9 @@ static const char *ask_now(rf_net_ask *a, const rf_ask_question *q, const struct
 
 const char *rf_net_ask_decide(rf_net_ask *a, const char *host, uint16_t port, const char *protocol)
 {
-    struct timespec t0, until;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)(a->timeout_ms / 1000) + 1;
+    struct timespec until = after_ms(CLOCK_REALTIME, NULL, a->timeout_ms + 1000); /* waiters: the asker's, and a second */
     pthread_mutex_lock(&a->lock);
     entry *e = find(a, host, port);
     if (e && (e->pending || e->remember)) {
@@ -269,13 +278,7 @@ const char *rf_net_ask_decide(rf_net_ask *a, const char *host, uint16_t port, co
     a->asked++;
     pthread_mutex_unlock(&a->lock);
 
-    struct timespec deadline = t0;
-    deadline.tv_sec += (time_t)(a->timeout_ms / 1000);
-    deadline.tv_nsec += (long)(a->timeout_ms % 1000) * 1000000;
-    if (deadline.tv_nsec >= 1000000000) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000;
-    }
+    struct timespec deadline = after_ms(CLOCK_MONOTONIC, &t0, a->timeout_ms);
     rf_ask_answer ans = { 0 };
     const char *by = "socket";
     const char *reason = ask_now(a, &q, &deadline, &ans, &by);
