@@ -47,6 +47,8 @@ test('elicitation: accept lets the connection through, decline refuses it', asyn
     command: RINGFENCE, args: ['mcp', '--workspace', ws, '--ask', 'mcp', '--ask-timeout', '5',
       '--add-host', 'e.test:127.0.0.1'], env: serverEnv(), stderr: 'pipe' });
   const client = new Client({ name: 'ringfence-ask-tests', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  let stderr = '';
+  transport.stderr?.on('data', (b) => { stderr += b; });
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     asked.push(req.params.message);
     return answer;
@@ -56,12 +58,12 @@ test('elicitation: accept lets the connection through, decline refuses it', asyn
     `s.sendall(b'CONNECT e.test:${port} HTTP/1.1\\r\\nHost: e.test\\r\\n\\r\\n'); print(s.recv(12))`;
   const run = async () => text(await client.callTool({ name: 'exec', arguments: { command: `python3 -c "${py}"` } }));
   try {
-    const yes = await run();
+    const yes = await run().catch((e) => { throw new Error(`${e.message}; server stderr: ${stderr}`); });
     assert.match(yes, /HTTP\/1.1 200/, yes);
     assert.equal(asked.length, 1);
     assert.match(asked[0], new RegExp(`e\\.test:${port} \\(connect\\)`));
     answer = { action: 'decline' };
-    const no = await run();
+    const no = await run().catch((e) => { throw new Error(`${e.message}; server stderr: ${stderr}`); });
     assert.match(no, /HTTP\/1.1 403/, no);
     assert.match(no, /\[network: refused e\.test:\d+ \(refused when asked\)\]/, no);
     assert.equal(asked.length, 2, 'asked again: "once" is not remembered');

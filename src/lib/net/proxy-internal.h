@@ -109,5 +109,7 @@ void rf_net_route_serve(rf_net_proxy *p, int fd, char **buf, size_t len);
 rf_net_relay *rf_net_relay_new(int client, int upstream, size_t dest, const char *first_up, size_t first_len);
 void rf_net_relay_free(rf_net_relay *r);
 int rf_net_relay_add(rf_net_proxy *p, rf_net_relay *r);
-void rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events);
+/* true: the relay was closed (and freed); *other_tag is its other side's
+ * tag, which a later event of the same epoll batch must not use. */
+bool rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events, uintptr_t *other_tag);
 void rf_net_relay_sweep(rf_net_proxy *p, bool all);

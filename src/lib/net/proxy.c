@@ -219,12 +219,19 @@ static void *loop_main(void *arg)
         int n = epoll_wait(p->epfd, ev, 64, 5000);
         for (int i = 0; i < n && !atomic_load(&p->stopping); i++) {
             rf_net_tag *t = ev[i].data.ptr;
+            uintptr_t other;
+            if (!t)
+                continue; /* its relay closed earlier in this batch */
             if (t->kind == RF_NET_TAG_LISTENER)
                 accept_clients(p, t->obj);
             else if (t->kind == RF_NET_TAG_HANDOFF)
                 take_handoffs(p);
-            else if (t->kind == RF_NET_TAG_RELAY)
-                rf_net_relay_event(p, t, ev[i].events);
+            else if (t->kind == RF_NET_TAG_RELAY && rf_net_relay_event(p, t, ev[i].events, &other))
+                /* Both sides of a relay can be in one batch (both ends hung
+                 * up at once): the other's event would use the freed relay. */
+                for (int j = i + 1; j < n; j++)
+                    if ((uintptr_t)ev[j].data.ptr == other)
+                        ev[j].data.ptr = NULL;
         }
         rf_net_relay_sweep(p, false);
     }
