@@ -109,6 +109,25 @@ RF_EXPORT int rf_plan_probe_limits(rf_plan *plan, rf_error **err);
  * a line "ringfence: network: blocked connect to HOST:PORT (REASON)";
  * -1 (the default): nowhere (the status JSON still counts them). */
 RF_EXPORT void rf_plan_set_network_log_fd(rf_plan *plan, int fd);
+/* network: allowlist, asking (docs/network.md, "Asking instead of
+ * refusing"): a name allow_domains does not match is asked about through
+ * `fn` instead of refused, whatever the policy's network.ask says. `fn` is
+ * called on a thread of the proxy, one question at a time; it returns 1 to
+ * allow, 0 to deny, and sets *ret_scope (RF_ASK_SCOPE_*; "always" is
+ * written to the user's answers.yaml). An answer later than the policy's
+ * ask_timeout (default 30 s) counts as a refusal, and the connection waits
+ * meanwhile, so answer promptly. deny_domains, IP literals and private
+ * addresses are refused without a call. fn NULL: the policy's setting. */
+enum { RF_ASK_SCOPE_ONCE = 0, RF_ASK_SCOPE_RUN = 1, RF_ASK_SCOPE_ALWAYS = 2 };
+typedef struct rf_ask_request {
+    unsigned long long id;
+    const char *host;
+    unsigned port;
+    const char *protocol; /* "http", "connect", "socks5" */
+    const char *command;  /* the sandbox's command line */
+} rf_ask_request;
+typedef int (*rf_ask_fn)(void *data, const rf_ask_request *q, int *ret_scope);
+RF_EXPORT void rf_plan_set_ask(rf_plan *plan, rf_ask_fn fn, void *data);
 /* Observe the command (native backend; docs/learn.md): which host paths it
  * looked for that the sandbox hides or keeps read-only. The policy is
  * unchanged; each path-taking call costs a round trip to a thread of the

@@ -20,6 +20,7 @@ enum opt_id {
     OPT_CHECK, OPT_DENY, OPT_ALLOW, OPT_NO_DENY, OPT_NO_RESTRICT, OPT_MAX_OUTPUT, OPT_MAX_CALLS,
     OPT_IMAGE, OPT_FORMAT, OPT_ALLOW_SENSITIVE,
     OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_ALLOW_PORT, OPT_ADD_HOST, OPT_PUBLISH, OPT_ALLOW_PRIVATE,
+    OPT_ASK, OPT_ASK_TIMEOUT,
     OPT_ROUTE, OPT_ROUTE_HEADER, OPT_ROUTE_CA, OPT_ROUTE_ALLOW, OPT_ROUTE_ALLOW_HTTP,
     OPT_INSTANCE, OPT_EPHEMERAL, OPT_PROFILE, OPT_TARGET, OPT_CREDENTIAL, OPT_COPY, OPT_FORCE, OPT_JSON,
     OPT_OWN_IDENTITY,
@@ -55,6 +56,13 @@ static const struct rf_option {
       "resolve NAME to ADDR in the proxy (your own mapping: ADDR may be private or loopback); repeatable" },
     { "allow-private-addresses", no_argument, OPT_ALLOW_PRIVATE, NULL,
       "let allowed names resolve to loopback, private and link-local addresses (refused by default)" },
+    { "ask", required_argument, OPT_ASK, "socket:PATH|tty|mcp",
+      "a name allow_domains does not match is asked about, not refused: socket:PATH: ringfence connects to the "
+      "unix socket you listen on at PATH (outside the workspace) and sends one JSON line per question; tty: a "
+      "question on your terminal (with --pty), one key answers; mcp (ringfence mcp): elicitation/create to the "
+      "client (docs/network.md, Asking); implies --network allowlist" },
+    { "ask-timeout", required_argument, OPT_ASK_TIMEOUT, "SECONDS",
+      "how long a question waits for its answer (default 30); no answer is a refusal" },
     { "publish", required_argument, OPT_PUBLISH, "[ADDR:]HOSTPORT:PORT",
       "relay the host's ADDR:HOSTPORT (default address 127.0.0.1) to a server on the sandbox's port PORT; "
       "repeatable" },
@@ -510,6 +518,14 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     case OPT_ALLOW_PRIVATE:
         json_object_set_new(rf_cli_json_obj_at(f, "network"), "allow_private_addresses", json_true());
         return 0;
+    case OPT_ASK: {
+        json_t *net = rf_cli_json_obj_at(f, "network");
+        json_object_set_new(net, "on_blocked", json_string("ask"));
+        json_object_set_new(net, "ask", json_string(arg));
+        return 0;
+    }
+    case OPT_ASK_TIMEOUT:
+        return set_number(sub, rf_cli_json_obj_at(f, "network"), "ask_timeout", "ask-timeout", arg, 0.001, false);
     case OPT_TIMEOUT: return set_number(sub, rf_cli_json_obj_at(f, "limits"), "timeout", "timeout", arg, 0, false);
     case OPT_KILL_GRACE: return set_number(sub, rf_cli_json_obj_at(f, "limits"), "kill_grace", "kill-grace", arg, 0, false);
     case OPT_PIDS: return set_number(sub, rf_cli_json_obj_at(f, "limits"), "pids", "pids", arg, 1, true);

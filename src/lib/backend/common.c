@@ -11,6 +11,7 @@
 #include "util/path.h"
 #include "backend/native/report.h"
 #include "net/net.h"
+#include "tty/tty.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -260,16 +261,30 @@ void rf_backend_root_as_owner(rf_plan *plan, const rf_policy *policy)
 
 int rf_backend_start_proxy(const rf_plan *plan, rf_proc *proc, int net_chan, rf_error **err)
 {
+    if (plan->net.ask && !plan->ask_fn && plan->net.ask_via && !strcmp(plan->net.ask_via, "mcp")) {
+        close(net_chan);
+        rf_error_set(err, 0, "network.ask: mcp: only ringfence mcp asks its client");
+        return rf_error_hint_set(err, "use --ask tty or --ask socket:PATH with ringfence run");
+    }
+    /* --ask tty: the command must not share the terminal that answers
+     * (it could type the answer, or read the keys): only with a pty. */
+    if (plan->net.ask && !plan->ask_fn && plan->net.ask_via && !strcmp(plan->net.ask_via, "tty") &&
+        !rf_tty_on_callers_terminal(proc->tty)) {
+        close(net_chan);
+        rf_error_set(err, 0, "--ask tty: the command would share the terminal that answers");
+        return rf_error_hint_set(err, "run with --pty on a terminal (native backend), or use --ask socket:PATH");
+    }
     int listen_fd = rf_msg_recv_fd(net_chan);
     if (listen_fd < 0) {
         close(net_chan);
         return 0;
     }
-    proc->net_proxy = rf_net_proxy_start(&plan->net, listen_fd, plan->net_log_fd, err);
+    proc->net_proxy = rf_net_proxy_start(&plan->net, listen_fd, plan->net_log_fd, plan->ask_fn, plan->ask_data, err);
     if (!proc->net_proxy) {
         close(net_chan);
         return -1;
     }
+    rf_net_proxy_set_command(proc->net_proxy, plan->argv);
     if (!plan->net.publish)
         close(net_chan);
     else if (rf_net_proxy_publish(proc->net_proxy, plan->net.publish, net_chan, err) < 0)

@@ -43,6 +43,7 @@ typedef struct rf_key {
 } rf_key;
 
 static const char *const v_network[] = { "none", "host", "allowlist", NULL };
+static const char *const v_on_blocked[] = { "refuse", "ask", NULL };
 static const char *const v_backend[] = { "native", "landlock", "auto", "bwrap", "firejail",
                                          "container", "none", NULL };
 static const char *const v_landlock[] = { "best-effort", "required", "off", NULL };
@@ -92,6 +93,16 @@ static const rf_key k_network[] = {
     { "hosts", K_STRMAP, NULL, NULL },
     { "publish", K_STRV, NULL, NULL },
     { "routes", K_OBJMAP, k_route, NULL },
+    { "on_blocked", K_ENUM, NULL, v_on_blocked },
+    { "ask", K_STR, NULL, NULL },
+    { "ask_timeout", K_NUM, NULL, NULL },
+    { NULL, 0, NULL, NULL },
+};
+/* files.on_hidden: ask is refused for now (resolve_ask.c); the key exists
+ * so the refusal can say so rather than "unknown key". */
+static const char *const v_on_hidden[] = { "refuse", "ask", NULL };
+static const rf_key k_files[] = {
+    { "on_hidden", K_ENUM, NULL, v_on_hidden },
     { NULL, 0, NULL, NULL },
 };
 static const rf_key k_container[] = {
@@ -136,7 +147,7 @@ static const rf_key k_tools[] = {
         { "deny_paths", K_STRV, NULL, NULL }, { "tools", K_OBJ, k_tools, NULL },         \
         { "instance_root", K_STR, NULL, NULL }, { "container", K_OBJ, k_container, NULL }, \
         { "instance", K_STR, NULL, NULL }, { "delete_on_exit", K_BOOL, NULL, NULL },      \
-        { "merge_strategy", K_ENUM, NULL, v_merge }
+        { "merge_strategy", K_ENUM, NULL, v_merge }, { "files", K_OBJ, k_files, NULL }
 
 static const rf_key k_agent_section[] = { POLICY_KEYS, { NULL, 0, NULL, NULL } };
 static const rf_key k_agent_item[] = { { "id", K_STR, NULL, NULL }, POLICY_KEYS,

@@ -54,15 +54,14 @@ static int load_dir(rf_config *cfg, const char *dir, const char *base, unsigned 
     return found ? rf_config_load_file_flags(cfg, found, RF_CONFIG_FORMAT_AUTO, flags, err) : 0;
 }
 
-static char *user_dir(const rf_config_sources *src)
+char *rf_config_default_user_dir(const char *home)
 {
     char *d = NULL;
-    if (src->user_dir)
-        return strdup(src->user_dir);
     const char *xdg = getenv("XDG_CONFIG_HOME");
     if (xdg && xdg[0] == '/')
         return asprintf(&d, "%s/ringfence", xdg) < 0 ? NULL : d;
-    const char *home = src->ctx && src->ctx->home ? src->ctx->home : getenv("HOME");
+    if (!home || home[0] != '/')
+        home = getenv("HOME");
     if (!home || home[0] != '/') {
         struct passwd *pw = getpwuid(geteuid());
         home = pw ? pw->pw_dir : NULL;
@@ -70,6 +69,13 @@ static char *user_dir(const rf_config_sources *src)
     if (!home || home[0] != '/')
         return NULL;
     return asprintf(&d, "%s/.config/ringfence", home) < 0 ? NULL : d;
+}
+
+static char *user_dir(const rf_config_sources *src)
+{
+    if (src->user_dir)
+        return strdup(src->user_dir);
+    return rf_config_default_user_dir(src->ctx ? src->ctx->home : NULL);
 }
 
 static int load_files(rf_config *cfg, const rf_config_sources *src, rf_error **err)
@@ -80,6 +86,10 @@ static int load_files(rf_config *cfg, const rf_config_sources *src, rf_error **e
         return -1;
     _cleanup_free_ char *ud = src->no_user_file ? NULL : user_dir(src);
     if (ud && load_dir(cfg, ud, "config", defer, err) < 0)
+        return -1;
+    /* Answers of "always" (net/ask_always.c): the user's own, after the
+     * file they write themselves. */
+    if (ud && load_dir(cfg, ud, "answers", defer, err) < 0)
         return -1;
     for (size_t i = 0; src->config_files && src->config_files[i]; i++)
         if (rf_config_load_file_flags(cfg, src->config_files[i], src->format, defer, err) < 0)

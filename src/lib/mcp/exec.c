@@ -152,6 +152,14 @@ static json_t *guard_command(rf_mcp_server *s, const char *command)
 static rf_plan *exec_plan(rf_mcp_server *s, const char *command, double timeout, rf_error **err)
 {
     rf_plan *plan = rf_plan_build_command(s->policy, command, timeout, err);
+    /* network.ask: mcp: the client asks its user when it can (elicitation);
+     * otherwise refused names are refused, and the result names them. */
+    if (plan && plan->net.ask && plan->net.ask_via && !strcmp(plan->net.ask_via, "mcp")) {
+        if (s->client_elicits)
+            rf_plan_set_ask(plan, rf_mcp_elicit_ask, s);
+        else
+            plan->net.ask = false;
+    }
     /* The same warnings every call: say them once. */
     if (plan && !__atomic_exchange_n(&s->warned_plan, true, __ATOMIC_RELAXED)) {
         char *const *w = rf_plan_warnings(plan);
@@ -313,6 +321,37 @@ static int run_command(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan,
     return run_captured(s, call, plan, shell, in, timeout, io, st, err);
 }
 
+/* "[network: refused a.example:443 (not in allow_domains), ...]\n" from
+ * the status record, so the agent can tell its user which host the
+ * command needed (malloc'd; "" when nothing was refused). */
+static char *refused_hosts(const rf_status *st)
+{
+    json_t *net = st->network_json ? json_loads(st->network_json, 0, NULL) : NULL;
+    json_t *list = json_object_get(net, "blocked_destinations");
+    char *text = NULL;
+    size_t len = 0, i;
+    json_t *d;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        json_decref(net);
+        return NULL;
+    }
+    json_array_foreach(list, i, d) {
+        if (i == 5) {
+            fprintf(f, ", and %zu more (see the status record)", json_array_size(list) - 5);
+            break;
+        }
+        fprintf(f, "%s%s:%lld (%s)", i ? ", " : "[network: refused ", json_string_value(json_object_get(d, "host")),
+                (long long)json_integer_value(json_object_get(d, "port")),
+                json_string_value(json_object_get(d, "reason")));
+    }
+    if (json_array_size(list))
+        fputs("]\n", f);
+    fclose(f);
+    json_decref(net);
+    return text;
+}
+
 static json_t *exec_result(const rf_mcp_server *s, const rf_status *st, const rf_mcp_capture caps[2])
 {
     _cleanup_free_ char *out = capture_text(&caps[0]);
@@ -329,10 +368,11 @@ static json_t *exec_result(const rf_mcp_server *s, const rf_status *st, const rf
     else
         snprintf(tail, sizeof tail, "[exit code %d]", st->exit_code);
     char *text = NULL;
+    _cleanup_free_ char *refused = refused_hosts(st);
     bool err_nl = errt && errt[0] && errt[strlen(errt) - 1] != '\n';
     bool out_nl = out && out[0] && out[strlen(out) - 1] != '\n';
-    if (asprintf(&text, "%s%s%s%s%s%s", out ? out : "", out_nl ? "\n" : "", errt && errt[0] ? "[stderr]\n" : "",
-                 errt ? errt : "", err_nl ? "\n" : "", tail) < 0)
+    if (asprintf(&text, "%s%s%s%s%s%s%s", out ? out : "", out_nl ? "\n" : "", errt && errt[0] ? "[stderr]\n" : "",
+                 errt ? errt : "", err_nl ? "\n" : "", refused ? refused : "", tail) < 0)
         return NULL;
     bool failed = st->setup_error || st->timed_out;
     json_t *res = rf_mcp_tool_text(text, failed);

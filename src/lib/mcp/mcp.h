@@ -118,7 +118,24 @@ struct rf_mcp_server {
      * asks. Read and written atomically (workers log). */
     int client_log_level;
     struct rf_pool *pool; /* exec's warm pool, or NULL (build each sandbox on demand) */
+    /* elicit.c: the client declared `elicitation`; questions in flight. */
+    bool client_elicits;
+    pthread_mutex_t ask_lock;
+    pthread_cond_t ask_answered;
+    struct rf_mcp_pending *pending;
+    unsigned long long ask_next;
 };
+
+/* elicit.c: network.ask: mcp. A proxy question becomes elicitation/create
+ * to the client (rf_plan_set_ask's callback, data = the server); its
+ * response, read by the server's loop, is handed to rf_mcp_elicit_response.
+ * Without the client's elicitation capability nothing is asked: the call's
+ * result names the refused hosts (exec.c). */
+int rf_mcp_elicit_ask(void *data, const rf_ask_request *q, int *ret_scope);
+/* A response from the client: true when it answered one of our questions. */
+bool rf_mcp_elicit_response(rf_mcp_server *s, const rf_mcp_msg *m);
+/* Send a message of ours (a request) outside any batch; steals msg. */
+void rf_mcp_send(rf_mcp_server *s, json_t *msg);
 
 void rf_mcp_log(rf_mcp_server *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Send a notification (method + params, stolen) outside any batch. */

@@ -141,6 +141,16 @@ void rf_mcp_reply(rf_mcp_server *s, rf_mcp_batch *batch, json_t *msg)
     json_decref(msg);
 }
 
+void rf_mcp_send(rf_mcp_server *s, json_t *msg)
+{
+    if (!msg)
+        return;
+    pthread_mutex_lock(&s->out_lock);
+    send_locked(s, msg);
+    pthread_mutex_unlock(&s->out_lock);
+    json_decref(msg);
+}
+
 void rf_mcp_notify(rf_mcp_server *s, const char *method, json_t *params)
 {
     json_t *msg = params ? json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", method, "params", params) : NULL;
@@ -208,6 +218,8 @@ static void do_initialize(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
     if (s->version)
         return reply_error(s, batch, m->id, RF_JSONRPC_INVALID_REQUEST, "initialize: already initialized");
     s->version = pick_version(json_string_value(asked));
+    /* elicitation/create came with 2025-06-18. */
+    s->client_elicits = json_is_object(json_object_get(caps, "elicitation")) && rf_mcp_has_structured_output(s);
     const char *client = json_string_value(json_object_get(info, "name"));
     rf_mcp_log(s, RF_MCP_LOG_INFO, "client %s asked for protocol %s, serving %s", client ? client : "(unnamed)",
                json_string_value(asked), s->version);
@@ -336,7 +348,8 @@ static void handle_msg(rf_mcp_server *s, rf_mcp_msg *m, rf_mcp_batch *batch)
     case RF_MCP_MSG_BATCH:
         return reply_error(s, batch, NULL, RF_JSONRPC_INVALID_REQUEST, "a batch cannot contain a batch");
     case RF_MCP_MSG_RESPONSE:
-        rf_mcp_log(s, RF_MCP_LOG_DEBUG, "ignoring a response: this server sends no requests");
+        if (!rf_mcp_elicit_response(s, m))
+            rf_mcp_log(s, RF_MCP_LOG_DEBUG, "ignoring a response to no question of ours");
         break;
     case RF_MCP_MSG_NOTIFICATION:
         do_notification(s, m);
@@ -414,6 +427,8 @@ static rf_mcp_server *server_alloc(const rf_mcp_options *opts)
     pthread_mutex_init(&s->calls_lock, NULL);
     pthread_cond_init(&s->calls_changed, NULL);
     pthread_cond_init(&s->work, NULL);
+    pthread_mutex_init(&s->ask_lock, NULL);
+    pthread_cond_init(&s->ask_answered, NULL);
     s->out_fd = -1;
     s->client_log_level = -1;
     s->write = write_fd;
@@ -527,5 +542,7 @@ RF_EXPORT void rf_mcp_server_free(rf_mcp_server *s)
     pthread_mutex_destroy(&s->calls_lock);
     pthread_cond_destroy(&s->calls_changed);
     pthread_cond_destroy(&s->work);
+    pthread_mutex_destroy(&s->ask_lock);
+    pthread_cond_destroy(&s->ask_answered);
     free(s);
 }

@@ -148,10 +148,19 @@ static int connect_one(hs *h, const struct sockaddr *sa, socklen_t len)
 
 /* The verdict, then the connection. Returns the upstream fd, or -1 with
  * *reason set when refused (NULL when allowed but unreachable). */
-static int open_upstream(hs *h, char *host, uint16_t port, size_t *dest, const char **reason)
+static int open_upstream(hs *h, char *host, uint16_t port, const char *protocol, size_t *dest,
+                         const char **reason)
 {
     rf_net_ip_canonical(host, RF_NET_NAME_MAX + 1);
     *reason = rf_net_check_name(&h->p->rules, host, port);
+    /* Only a name allow_domains does not match is asked about: deny_domains,
+     * IP literals and ports stay refused without a question, and an
+     * allowed name still goes through the address checks below. */
+    if (*reason && h->p->ask && !strcmp(*reason, "not in allow_domains")) {
+        *reason = rf_net_ask_decide(h->p->ask, host, port, protocol);
+        clock_gettime(CLOCK_MONOTONIC, &h->deadline); /* the wait was the user's, not the client's */
+        h->deadline.tv_sec += RF_NET_HANDSHAKE_S;
+    }
     struct sockaddr_storage addrs[8];
     socklen_t lens[8];
     int n = *reason ? -1 : resolve(&h->p->rules, host, port, addrs, lens, 8, reason);
@@ -241,7 +250,8 @@ static void serve_http(hs *h)
     }
     size_t dest;
     const char *reason;
-    int up = open_upstream(h, req.host, req.port, &dest, &reason);
+    int up = open_upstream(h, req.host, req.port, req.kind == RF_NET_HTTP_CONNECT ? "connect" : "http", &dest,
+                           &reason);
     if (up < 0) {
         http_refuse(h, reason ? 403 : 502, reason ? "blocked connect to" : "cannot connect to", req.host, req.port,
                     reason ? reason : "connection failed");
@@ -301,7 +311,7 @@ static void serve_socks(hs *h)
     }
     size_t dest;
     const char *reason;
-    int up = open_upstream(h, req.host, req.port, &dest, &reason);
+    int up = open_upstream(h, req.host, req.port, "socks5", &dest, &reason);
     if (up < 0) {
         socks_reply(h, reason ? 2 /* not allowed by ruleset */ : 5 /* refused */);
         return;

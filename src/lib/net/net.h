@@ -112,8 +112,10 @@ typedef struct rf_net_proxy rf_net_proxy;
 
 /* Start relaying for one sandbox: `listen_fd` (taken) is the listening
  * socket in the sandbox's network namespace. Blocked attempts are written
- * as lines to log_fd when it is >= 0. */
-rf_net_proxy *rf_net_proxy_start(const rf_net_policy *policy, int listen_fd, int log_fd, rf_error **err);
+ * as lines to log_fd when it is >= 0. With policy->ask, questions go to
+ * ask_fn (the library's callback) when set, else to network.ask. */
+rf_net_proxy *rf_net_proxy_start(const rf_net_policy *policy, int listen_fd, int log_fd, rf_ask_fn ask_fn,
+                                 void *ask_data, rf_error **err);
 /* Publish: accept on the host's HOST_ADDR:HOST_PORT and connect to the
  * sandbox's 127.0.0.1:SANDBOX_PORT through sockets of the sandbox's network
  * namespace, one per connection, asked for on `socket_chan` (taken: a byte
@@ -121,6 +123,8 @@ rf_net_proxy *rf_net_proxy_start(const rf_net_policy *policy, int listen_fd, int
 int rf_net_proxy_publish(rf_net_proxy *p, char *const *publish, int socket_chan, rf_error **err);
 /* A socket of the sandbox's namespace, from its init (publish.c), or -1. */
 int rf_net_sandbox_socket(rf_net_proxy *p);
+/* The command line named in questions (on_blocked: ask). */
+void rf_net_proxy_set_command(rf_net_proxy *p, char *const *argv);
 /* Start the loop thread (after the listeners are added). */
 int rf_net_proxy_run(rf_net_proxy *p, rf_error **err);
 /* Stop accepting, close every connection, wait for the loop thread

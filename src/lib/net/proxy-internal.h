@@ -5,6 +5,7 @@
 #pragma once
 #include "net/net.h"
 #include "net/route.h"
+#include "net/ask.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -49,6 +50,7 @@ typedef struct rf_net_listener {
 struct rf_net_proxy {
     rf_net_rules rules;
     rf_route_table routes; /* credential routes (route.c); counters under `lock` */
+    rf_net_ask *ask;       /* on_blocked: ask (ask.c), or NULL */
     rf_net_listener listeners[1 + RF_NET_MAX_PUBLISH];
     size_t n_listeners;
     int epfd;
@@ -107,5 +109,7 @@ void rf_net_route_serve(rf_net_proxy *p, int fd, char **buf, size_t len);
 rf_net_relay *rf_net_relay_new(int client, int upstream, size_t dest, const char *first_up, size_t first_len);
 void rf_net_relay_free(rf_net_relay *r);
 int rf_net_relay_add(rf_net_proxy *p, rf_net_relay *r);
-void rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events);
+/* true: the relay was closed (and freed); *other_tag is its other side's
+ * tag, which a later event of the same epoll batch must not use. */
+bool rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events, uintptr_t *other_tag);
 void rf_net_relay_sweep(rf_net_proxy *p, bool all);

@@ -116,6 +116,7 @@ static void proxy_destroy(rf_net_proxy *p)
     free(p->chunk);
     rf_net_rules_clear(&p->rules);
     rf_route_table_clear(&p->routes);
+    rf_net_ask_free(p->ask);
     pthread_mutex_destroy(&p->lock);
     pthread_mutex_destroy(&p->chan_lock);
     pthread_cond_destroy(&p->sessions_done);
@@ -218,12 +219,19 @@ static void *loop_main(void *arg)
         int n = epoll_wait(p->epfd, ev, 64, 5000);
         for (int i = 0; i < n && !atomic_load(&p->stopping); i++) {
             rf_net_tag *t = ev[i].data.ptr;
+            uintptr_t other;
+            if (!t)
+                continue; /* its relay closed earlier in this batch */
             if (t->kind == RF_NET_TAG_LISTENER)
                 accept_clients(p, t->obj);
             else if (t->kind == RF_NET_TAG_HANDOFF)
                 take_handoffs(p);
-            else if (t->kind == RF_NET_TAG_RELAY)
-                rf_net_relay_event(p, t, ev[i].events);
+            else if (t->kind == RF_NET_TAG_RELAY && rf_net_relay_event(p, t, ev[i].events, &other))
+                /* Both sides of a relay can be in one batch (both ends hung
+                 * up at once): the other's event would use the freed relay. */
+                for (int j = i + 1; j < n; j++)
+                    if ((uintptr_t)ev[j].data.ptr == other)
+                        ev[j].data.ptr = NULL;
         }
         rf_net_relay_sweep(p, false);
     }
@@ -261,7 +269,8 @@ static void raise_nofile(void)
     }
 }
 
-static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error **err)
+static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_ask_fn ask_fn, void *ask_data,
+                               rf_error **err)
 {
     rf_net_proxy *p = calloc(1, sizeof *p);
     if (!p) {
@@ -296,6 +305,11 @@ static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error
         proxy_destroy(p);
         return NULL;
     }
+    if (policy->ask && !(p->ask = rf_net_ask_new(policy, p->stop_fd, ask_fn, ask_data))) {
+        rf_error_set(err, errno ? errno : EINVAL, "network: asking (on_blocked: ask): no socket:PATH, no callback");
+        proxy_destroy(p);
+        return NULL;
+    }
     p->stop_tag = (rf_net_tag){ .kind = RF_NET_TAG_STOP };
     p->handoff_tag = (rf_net_tag){ .kind = RF_NET_TAG_HANDOFF };
     if (watch(p, p->stop_fd, &p->stop_tag) < 0 || watch(p, p->handoff[0], &p->handoff_tag) < 0) {
@@ -306,9 +320,10 @@ static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_error
     return p;
 }
 
-rf_net_proxy *rf_net_proxy_start(const rf_net_policy *policy, int listen_fd, int log_fd, rf_error **err)
+rf_net_proxy *rf_net_proxy_start(const rf_net_policy *policy, int listen_fd, int log_fd, rf_ask_fn ask_fn,
+                                 void *ask_data, rf_error **err)
 {
-    rf_net_proxy *p = proxy_new(policy, log_fd, err);
+    rf_net_proxy *p = proxy_new(policy, log_fd, ask_fn, ask_data, err);
     if (!p) {
         if (listen_fd >= 0)
             close(listen_fd);
@@ -393,6 +408,11 @@ int rf_net_proxy_publish(rf_net_proxy *p, char *const *publish, int socket_chan,
             return rf_error_set(err, errno, "publish %s", publish[i]);
     }
     return 0;
+}
+
+void rf_net_proxy_set_command(rf_net_proxy *p, char *const *argv)
+{
+    rf_net_ask_set_command(p->ask, argv);
 }
 
 int rf_net_proxy_run(rf_net_proxy *p, rf_error **err)
@@ -484,6 +504,8 @@ char *rf_net_proxy_report(rf_net_proxy *p)
     if (o && p->routes.n)
         json_object_set_new(o, "routes", routes_json(p));
     pthread_mutex_unlock(&p->lock);
+    if (o && p->ask)
+        json_object_set_new(o, "asked", rf_net_ask_report(p->ask));
     char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     return s;

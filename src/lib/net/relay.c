@@ -213,12 +213,13 @@ static bool finish_halves(rf_net_relay *r)
     return r->dir[0].shut && r->dir[1].shut;
 }
 
-void rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events)
+bool rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events, uintptr_t *other_tag)
 {
     rf_net_tag *t = tag;
     rf_net_relay *r = t->obj;
     int s = t->side;
     int rc = 0;
+    *other_tag = (uintptr_t)&r->tag[1 - s];
     r->last = now();
     if (events & EPOLLOUT)
         rc = flush(r, 1 - s);
@@ -226,8 +227,11 @@ void rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events)
         rc = pump(p, r, s);
     if (rc >= 0 && (events & EPOLLERR) && !(events & EPOLLIN))
         rc = -1;
-    if (rc < 0 || finish_halves(r) || update(p, r) < 0)
+    if (rc < 0 || finish_halves(r) || update(p, r) < 0) {
         relay_close(p, r);
+        return true;
+    }
+    return false;
 }
 
 /* Close relays idle for too long (or all of them, when stopping). */

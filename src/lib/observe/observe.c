@@ -7,6 +7,7 @@
  * A hostile command can only slow itself down: every call waits for its
  * answer, and the record table is bounded. */
 #include "observe/observe.h"
+#include "observe/offer.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -101,6 +102,8 @@ struct rf_observer {
     size_t n_rec;
     unsigned long long notifications, dropped, unreadable;
     pending pend;    /* the thread's: two paths are too big for its stack frame's taste */
+    rf_offer offer;  /* files.on_hidden: ask; offer.ask NULL otherwise */
+    unsigned long long offered;
 };
 
 #define SLOTS (RF_OBSERVE_MAX_RECORDS * 2)
@@ -119,6 +122,11 @@ rf_observer *rf_observer_new(const rf_plan *plan, rf_error **err)
     if (!o || !o->info || !o->rec || !o->view || o->stop_fd < 0) {
         rf_observer_free(o);
         rf_error_set(err, ENOMEM, "observe");
+        return NULL;
+    }
+    if (plan->files_ask && rf_offer_init(&o->offer, plan, o->stop_fd) < 0) {
+        rf_observer_free(o);
+        rf_error_set(err, ENOMEM, "files.on_hidden: ask");
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
@@ -252,6 +260,33 @@ static void read_args(const struct seccomp_notif *req, const call_info *ci, pend
     p->have_b = ci->arg2 >= 0 && read_path(pid, args[ci->arg2], p->b);
 }
 
+/* files.on_hidden: ask: a read-only open of an absolute path the sandbox
+ * hides is asked about before the call goes on (offer.c). The question
+ * holds this thread, so the command's other path calls wait meanwhile. */
+static bool offer_open(rf_observer *o, const struct seccomp_notif *req, const call_info *ci, const pending *p)
+{
+    bool open_call = ci->flags_arg >= 0 || ci->how;
+    if (!open_call || p->write)
+        return false;
+    char path[PATH_MAX], host[PATH_MAX];
+    snprintf(path, sizeof path, "%s", p->a);
+    if (!rf_view_normalise(path) || rf_view_classify(o->view, path, false, host, sizeof host) != RF_SEEN_HIDDEN)
+        return false;
+    uint64_t flags = ci->flags_arg >= 0 ? req->data.args[ci->flags_arg] : 0;
+    if (ci->how) {
+        struct open_how how;
+        if (!read_mem((pid_t)req->pid, req->data.args[2], &how, sizeof how.flags))
+            return false;
+        flags = how.flags;
+    }
+    if (flags & (O_DIRECTORY | O_PATH))
+        return false;
+    if (!rf_offer_try(&o->offer, o->listener, req->id, host, flags & O_CLOEXEC))
+        return false;
+    o->offered++;
+    return true;
+}
+
 static void serve_one(rf_observer *o)
 {
     struct seccomp_notif req;
@@ -267,6 +302,8 @@ static void serve_one(rf_observer *o)
     /* Still the same process in the same call? Else what we read may be
      * another's memory: dropped. */
     bool live = ioctl(o->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) == 0;
+    if (live && ci && o->offer.ask && p->have_a && offer_open(o, &req, ci, p))
+        return;
     struct seccomp_notif_resp resp = { .id = req.id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
     (void)ioctl(o->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
     if (!ci || !live)
@@ -356,8 +393,20 @@ char *rf_observer_report(rf_observer *o)
     json_t *root = json_pack("{s:o, s:I, s:I, s:I}", "paths", paths, "notifications",
                              (json_int_t)(o ? o->notifications : 0), "dropped", (json_int_t)(o ? o->dropped : 0),
                              "unreadable", (json_int_t)(o ? o->unreadable : 0));
+    if (root && o && o->offer.ask)
+        json_object_set_new(root, "asked", rf_net_ask_report(o->offer.ask));
     char *s = root ? json_dumps(root, JSON_COMPACT) : NULL;
     json_decref(root);
+    return s;
+}
+
+char *rf_observer_asked(rf_observer *o)
+{
+    if (!o || !o->offer.ask)
+        return NULL;
+    json_t *a = rf_net_ask_report(o->offer.ask);
+    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
     return s;
 }
 
@@ -372,6 +421,7 @@ void rf_observer_free(rf_observer *o)
     }
     free(o->rec);
     free(o->info);
+    rf_offer_clear(&o->offer);
     rf_view_free(o->view);
     if (o->listener >= 0)
         close(o->listener);

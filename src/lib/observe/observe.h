@@ -43,6 +43,9 @@ void rf_observer_stop(rf_observer *o);
  * "unreadable": N, "notifications": N}. After stop. */
 char *rf_observer_report(rf_observer *o);
 void rf_observer_free(rf_observer *o);
+/* files.on_hidden: ask: the questions, as the status record's
+ * network.asked_files (malloc'd JSON), or NULL. */
+char *rf_observer_asked(rf_observer *o);
 
 /* classify.c: what the sandbox shows at an absolute path inside. */
 typedef enum {

@@ -333,6 +333,10 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
         goto fail;
     }
     plan->limits = policy->limits;
+    /* Asking about hidden files is the observer's (observe/offer.c). */
+    plan->files_ask = policy->files_ask;
+    if (plan->files_ask)
+        plan->observe = true;
     plan->landlock = policy->landlock;
     plan->seccomp = policy->seccomp;
     plan->argv = rf_strv_copy(argv);
@@ -415,10 +419,20 @@ RF_EXPORT void rf_plan_set_network_log_fd(rf_plan *plan, int fd)
         plan->net_log_fd = fd;
 }
 
+RF_EXPORT void rf_plan_set_ask(rf_plan *plan, rf_ask_fn fn, void *data)
+{
+    if (!plan)
+        return;
+    plan->ask_fn = fn;
+    plan->ask_data = data;
+    if (fn)
+        plan->net.ask = true;
+}
+
 RF_EXPORT void rf_plan_set_observe(rf_plan *plan, bool on)
 {
     if (plan)
-        plan->observe = on;
+        plan->observe = on || plan->files_ask; /* asking about hidden files needs the observer */
 }
 
 RF_EXPORT void rf_plan_free(rf_plan *plan)

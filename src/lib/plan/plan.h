@@ -77,6 +77,8 @@ struct rf_plan {
     rf_net_mode network;
     rf_net_policy net;  /* network: allowlist */
     int net_log_fd;     /* blocked connections are reported here, or -1 */
+    rf_ask_fn ask_fn;   /* rf_plan_set_ask, or NULL */
+    void *ask_data;
     const char *hostname;
 
     /* Identity. A root caller is never mapped to host root (uid 0 on the host
@@ -127,6 +129,7 @@ struct rf_plan {
     bool new_keyring;     /* native: join a fresh session keyring (the filter
                              lets key system calls through: plan.c) */
 
+    bool files_ask;     /* files.on_hidden: ask: the observer offers hidden files */
     bool observe;       /* native: report hidden and read-only paths the
                            command looked for (observe/; learn, --explain-denials) */
     bool deferred;      /* native: build the sandbox, then wait for its one

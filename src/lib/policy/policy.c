@@ -150,6 +150,7 @@ void rf_net_policy_clear(rf_net_policy *n)
     rf_strv_free(n->hosts);
     rf_strv_free(n->publish);
     rf_strv_free(n->routes);
+    free(n->ask_via);
     memset(n, 0, sizeof *n);
 }
 
@@ -157,6 +158,10 @@ int rf_net_policy_copy(rf_net_policy *dst, const rf_net_policy *src)
 {
     memset(dst, 0, sizeof *dst);
     dst->allow_private_addresses = src->allow_private_addresses;
+    dst->ask = src->ask;
+    dst->ask_timeout_ms = src->ask_timeout_ms;
+    if (src->ask_via && !(dst->ask_via = strdup(src->ask_via)))
+        return -1;
     char **const *from[] = { &src->allow_domains, &src->deny_domains, &src->allow_ports, &src->hosts,
                              &src->publish, &src->routes };
     char ***to[] = { &dst->allow_domains, &dst->deny_domains, &dst->allow_ports, &dst->hosts, &dst->publish,
@@ -208,6 +213,9 @@ json_t *rf_net_policy_json(rf_net_mode mode, const rf_net_policy *n)
                           "hosts", hosts_json(n->hosts), "publish", strv_json(n->publish));
     if (o && n->routes)
         json_object_set_new(o, "routes", routes_json(n->routes));
+    if (o && n->ask)
+        json_object_set_new(o, "on_blocked", json_pack("{s:s, s:s?, s:f}", "action", "ask", "via", n->ask_via,
+                                                       "timeout", n->ask_timeout_ms / 1000.0));
     return o;
 }
 

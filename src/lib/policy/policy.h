@@ -67,6 +67,12 @@ typedef struct rf_net_policy {
      * *sources* ("env:VAR"), never a secret's value. */
     rf_strv routes;
     bool allow_private_addresses; /* names may resolve to loopback, private... */
+    /* on_blocked: ask (issue 31): a name allow_domains does not match is
+     * asked about at `ask` ("socket:PATH"), an answer awaited for at most
+     * ask_timeout_ms (no answer: refused). */
+    bool ask;
+    char *ask_via;
+    unsigned ask_timeout_ms;
 } rf_net_policy;
 
 typedef struct rf_tools {
@@ -109,6 +115,7 @@ struct rf_policy {
     uid_t map_root_to;      /* host uid/gid for a root caller (65534) */
     bool map_root_to_set;   /* map_root_to given by the user (landlock: else the workspace owner) */
     bool share_tmp;         /* landlock backend: grant the host's /tmp (a weakening) */
+    bool files_ask;         /* files.on_hidden: ask (observe/offer.c) */
     rf_landlock_mode landlock;
     rf_seccomp_profile seccomp;
     rf_strv seccomp_deny;   /* extra syscall names to deny */

@@ -22,6 +22,8 @@ int rf_resolve_fail(rf_resolver *r, const char *path, const char *fmt, ...)
 const char *rf_resolve_what(const rf_resolver *r, const char *path, char *buf, size_t size);
 /* resolve_net.c: the network object. */
 int rf_resolve_network(rf_resolver *r, rf_policy *p);
+/* resolve_ask.c: network.on_blocked, ask, ask_timeout. */
+int rf_resolve_ask(rf_resolver *r, rf_policy *p);
 /* Resolve one merged tree into *p (which has its defaults filled in). */
 int rf_resolve_tree(rf_resolver *r, rf_policy *p);
 /* The value at a dotted path ("tools.exec.timeout") of nested objects, or

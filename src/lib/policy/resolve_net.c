@@ -119,7 +119,7 @@ int rf_resolve_network(rf_resolver *r, rf_policy *p)
         return -1;
     if (!n->allow_ports && (rf_strv_push(&n->allow_ports, "80") < 0 || rf_strv_push(&n->allow_ports, "443") < 0))
         return rf_error_set(r->err, ENOMEM, "network.allow_ports");
-    if (rf_resolve_routes(r, n) < 0)
+    if (rf_resolve_routes(r, n) < 0 || rf_resolve_ask(r, p) < 0)
         return -1;
     /* Published ports and routes are served by the proxy: with no network
      * otherwise, that is an allowlist that allows no name. */

@@ -88,6 +88,10 @@ static int ranks_kept(cmp *c, const rf_policy *b, const rf_policy *a)
         return refuse(c, "network.mode", "opens the network further");
     if (a->net.allow_private_addresses && !b->net.allow_private_addresses)
         return refuse(c, "network.allow_private_addresses", "allows private addresses");
+    /* The workspace's file is the agent's: it may neither start asking
+     * (its questions would reach the user) nor choose where they go. */
+    if ((a->net.ask && !b->net.ask) || str_differs(b->net.ask_via, a->net.ask_via) || (a->files_ask && !b->files_ask))
+        return refuse(c, "network.on_blocked", "asks about blocked names, or changes where");
     if (a->backend != b->backend)
         return refuse(c, "backend", "changes the backend");
     if (a->allow_sensitive_workspace && !b->allow_sensitive_workspace)

@@ -129,6 +129,14 @@ RF_EXPORT rf_pool *rf_pool_new(const rf_policy *policy, size_t size, rf_error **
         rf_error_hint_set(err, "run without the pool (ringfence run --changes overlay), or --changes direct");
         return NULL;
     }
+    /* A pool's sandboxes are built before anyone asks for them, with no
+     * channel to whoever would answer for a request: refuse, do not guess. */
+    if (policy->net.ask) {
+        rf_error_set(err, ENOTSUP, "pool: network.on_blocked: ask is not available for pooled sandboxes");
+        rf_error_hint_set(err, "drop --ask (names outside allow_domains are then refused), or run the command with "
+                               "ringfence run --ask");
+        return NULL;
+    }
     rf_pool *p = calloc(1, sizeof *p);
     if (!p) {
         rf_error_set(err, ENOMEM, "pool");

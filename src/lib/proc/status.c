@@ -4,6 +4,7 @@
 #include "util/error.h"
 #include "limits/cgroup.h"
 #include "net/net.h"
+#include "observe/observe.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -45,6 +46,30 @@ static const char *setup_hint(const rf_proc *p)
     if (!strcmp(p->setup_step, "enter working directory"))
         return "the sandbox user cannot enter it; check its permissions or pass --chdir";
     return NULL;
+}
+
+/* files.on_hidden: ask: the observer's questions join the network
+ * object's (network.asked_files), where a reader of the record looks. */
+static void add_asked_files(const rf_proc *p, rf_status *out)
+{
+    char *asked = rf_observer_asked(p->observer);
+    json_t *a = asked ? json_loads(asked, 0, NULL) : NULL;
+    free(asked);
+    if (!a)
+        return;
+    json_t *net = out->network_json ? json_loads(out->network_json, 0, NULL) : json_object();
+    if (!net) {
+        json_decref(a);
+        return;
+    }
+    if (json_object_set_new(net, "asked_files", a) == 0) { /* steals a, also on failure */
+        char *s = json_dumps(net, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (s) {
+            free(out->network_json);
+            out->network_json = s;
+        }
+    }
+    json_decref(net);
 }
 
 static void fill_from_command(rf_status *out, int st)
@@ -123,6 +148,7 @@ int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_e
         rf_net_proxy_stop(p->net_proxy);
         out->network_json = rf_net_proxy_report(p->net_proxy);
     }
+    add_asked_files(p, out);
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     out->wall_seconds = (double)(t.tv_sec - p->started.tv_sec) + (double)(t.tv_nsec - p->started.tv_nsec) / 1e9;

@@ -47,6 +47,24 @@ struct rf_tty {
 /* The write end of the relay's SIGWINCH pipe, for the handler; one relay
  * at a time follows the window (they would all read the same fd 0). */
 static atomic_int winch_fd = -1;
+/* A question of the proxy on the caller's terminal (net/ask_tty.c): the
+ * keys typed are its answer, so the relay leaves the terminal's input
+ * alone while it is held; releasing wakes the relay through the SIGWINCH
+ * pipe (a window check costs nothing). */
+static atomic_int input_held;
+
+void rf_tty_hold_input(bool hold)
+{
+    atomic_fetch_add(&input_held, hold ? 1 : -1);
+    int fd = atomic_load(&winch_fd);
+    if (!hold && fd >= 0)
+        (void)!write(fd, "", 1);
+}
+
+bool rf_tty_on_callers_terminal(const rf_tty *t)
+{
+    return t && t->in_tty && !t->sink;
+}
 static struct sigaction chained_winch;
 
 static void on_winch(int sig, siginfo_t *si, void *uc)
@@ -190,7 +208,7 @@ void rf_tty_pollfds(const rf_tty *t, struct pollfd *pfd)
         pfd[i] = (struct pollfd){ .fd = -1 };
     if (!rf_tty_attached(t))
         return;
-    if (t->in >= 0 && !t->in_eof && t->to_len == 0)
+    if (t->in >= 0 && !t->in_eof && t->to_len == 0 && atomic_load(&input_held) == 0)
         pfd[0] = (struct pollfd){ .fd = t->in, .events = POLLIN };
     short ev = (short)((t->from_len < RELAY_BUF && !t->master_eof ? POLLIN : 0) | (t->to_len > 0 ? POLLOUT : 0));
     if (ev)
@@ -333,7 +351,7 @@ void rf_tty_serve(rf_tty *t, const struct pollfd *pfd)
         return;
     if (pfd[3].fd >= 0 && pfd[3].revents)
         window_changed(t);
-    if (pfd[0].fd >= 0 && pfd[0].revents)
+    if (pfd[0].fd >= 0 && pfd[0].revents && atomic_load(&input_held) == 0)
         read_input(t);
     if (pfd[1].fd >= 0 && pfd[1].revents && t->master >= 0)
         master_ready(t, pfd[1].revents);

@@ -55,6 +55,11 @@ bool rf_tty_attached(const rf_tty *t);
 #define RF_TTY_NFDS 4
 void rf_tty_pollfds(const rf_tty *t, struct pollfd *pfd);
 void rf_tty_serve(rf_tty *t, const struct pollfd *pfd);
+/* While held, no relay reads the caller's terminal (a question of the
+ * proxy is reading it: net/ask_tty.c). Calls nest. */
+void rf_tty_hold_input(bool hold);
+/* Is `t` relaying the caller's own terminal (not a sink, not a pipe)? */
+bool rf_tty_on_callers_terminal(const rf_tty *t);
 /* The command's tree is gone: relay what is left of its output, flush,
  * and give the caller's terminal back as it was. */
 void rf_tty_finish(rf_tty *t);

@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# --ask tty under a real terminal: ringfence runs on the slave of a pty of
+# this harness (its controlling terminal); the question appears on the
+# master, the answer is typed there. Prints TAP.
+# Usage: ask-tty.py RINGFENCE WORKSPACE SCRATCH
+import fcntl, functools, http.server, os, re, select, signal, sys, termios, threading, time
+
+RF, WS, SCRATCH = sys.argv[1], sys.argv[2], sys.argv[3]
+N = FAILED = 0
+XDG = os.path.join(SCRATCH, "xdg-tty")
+
+
+def ok(cond, desc, diag=""):
+    global N, FAILED
+    N += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (N, desc))
+    if not cond:
+        FAILED += 1
+        for line in str(diag)[-1200:].splitlines():
+            print("#   " + line)
+    sys.stdout.flush()
+    return cond
+
+
+class Term:
+    def __init__(self, args):
+        self.master, slave = os.openpty()
+        self.buf = b""
+        env = dict(os.environ, TERM="xterm", XDG_CONFIG_HOME=XDG)
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.setsid()
+            fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+            for i in range(3):
+                os.dup2(slave, i)
+            os.closerange(3, 256)
+            os.chdir(WS)
+            os.execve(RF, [RF] + args, env)
+        os.close(slave)
+        self.status = None
+
+    def pump(self, timeout):
+        r, _, _ = select.select([self.master], [], [], timeout)
+        if r:
+            try:
+                self.buf += os.read(self.master, 65536)
+            except OSError:
+                return False
+        return bool(r)
+
+    def expect(self, pattern, timeout=10):
+        end = time.time() + timeout
+        while time.time() < end:
+            if re.search(pattern.encode(), self.buf):
+                return True
+            self.pump(0.1)
+        return bool(re.search(pattern.encode(), self.buf))
+
+    def wait(self, timeout=15):
+        end = time.time() + timeout
+        while self.status is None and time.time() < end:
+            p, st = os.waitpid(self.pid, os.WNOHANG)
+            if p:
+                self.status = os.waitstatus_to_exitcode(st)
+            self.pump(0.05)
+        while self.pump(0.05):
+            pass
+        if self.status is None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        os.close(self.master)
+        return self.status
+
+    def text(self):
+        return self.buf.decode(errors="replace")
+
+
+www = os.path.join(SCRATCH, "www-tty")
+os.makedirs(www, exist_ok=True)
+with open(os.path.join(www, "hello.txt"), "w") as f:
+    f.write("tty-asked-content\n")
+http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=www)
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+PORT = srv.server_address[1]
+URL = "http://t.test:%d/hello.txt" % PORT
+BASE = ["run", "--pty", "--ask", "tty", "--ask-timeout", "3", "--add-host", "t.test:127.0.0.1", "--"]
+PROMPT = r"asks to connect to t\.test:%d" % PORT
+
+
+def asked(key, cmd=None):
+    t = Term(BASE + (cmd or ["curl", "-fsS", URL]))
+    shown = t.expect(PROMPT)
+    if shown and key:
+        os.write(t.master, key)
+    return t, shown, t.wait()
+
+
+t, shown, rc = asked(b"y")
+ok(shown, "the question names the host and port", t.text())
+ok("command: curl -fsS" in t.text(), "the question names the sandbox's command line", t.text())
+ok("process: not known" in t.text(), "the question says the process inside is not known", t.text())
+ok(rc == 0 and "tty-asked-content" in t.text(), "y: curl gets through", "exit %s\n%s" % (rc, t.text()))
+
+t, shown, rc = asked(b"n")
+ok(shown and rc == 22, "n: curl is refused", "exit %s\n%s" % (rc, t.text()))
+
+start = time.time()
+t, shown, rc = asked(None)
+took = time.time() - start
+ok(shown and rc == 22 and "no answer: refused" in t.text(), "silence: refused after the timeout",
+   "exit %s\n%s" % (rc, t.text()))
+ok(3 <= took < 10, "silence: about 3 s (%.1f s)" % took)
+
+t, shown, rc = asked(b"a")
+ok(shown and rc == 0, "a: allowed always", "exit %s\n%s" % (rc, t.text()))
+answers = os.path.join(XDG, "ringfence", "answers.yaml")
+text = open(answers).read() if os.path.exists(answers) else ""
+ok('"t.test:%d"' % PORT in text, "a: written to the user's answers.yaml", text)
+t = Term(BASE + ["curl", "-fsS", URL])
+rc = t.wait()
+ok(rc == 0 and not re.search(PROMPT.encode(), t.buf), "a: the next run connects without a question",
+   "exit %s\n%s" % (rc, t.text()))
+os.unlink(answers)
+
+# The command tries to answer its own question: 'y' to /dev/tty and pushed
+# into its terminal's input with TIOCSTI, while curl's question is up.
+forge = ("import fcntl, os, subprocess, sys, termios, time\n"
+         "p = subprocess.Popen(['curl', '-fsS', '%s'])\n"
+         "time.sleep(1)\n"
+         "fd = os.open('/dev/tty', os.O_RDWR)\n"
+         "os.write(fd, b'y\\r\\ny')\n"
+         "try:\n"
+         "    fcntl.ioctl(fd, termios.TIOCSTI, b'y')\n"
+         "except OSError as e:\n"
+         "    print('tiocsti', e.errno)\n"
+         "sys.exit(p.wait())\n" % URL)
+t, shown, rc = asked(None, ["python3", "-c", forge])
+ok(shown and rc == 22 and "no answer: refused" in t.text(),
+   "the command cannot answer its own question (/dev/tty, TIOCSTI)", "exit %s\n%s" % (rc, t.text()))
+
+t = Term(["run", "--no-pty", "--ask", "tty", "--", "true"])
+rc = t.wait()
+ok(rc not in (0, None) and "would share the terminal" in t.text(), "--ask tty without a pty is refused",
+   "exit %s\n%s" % (rc, t.text()))
+srv.shutdown()
+print("1..%d" % N)
+sys.exit(1 if FAILED else 0)
