@@ -113,7 +113,11 @@ static int add_one_mount(char ***v, const rf_container_opts *o, const rf_mount *
         r = strcmp(m->why, "instance-root") ? add_tmpfs(v, o, m) : add_bind(v, o, m->source, m->target, false);
         break;
     case RF_MOUNT_MASK_FILE:
-        /* What the runtimes' own maskedPaths do for a file. */
+        /* /proc/keys: the runtimes mask it themselves (their default
+         * maskedPaths), and refuse a mount inside /proc. Elsewhere, what
+         * those maskedPaths do for a file. */
+        if (m->why && !strcmp(m->why, "proc"))
+            return 0;
         r = add_bind(v, o, "/dev/null", m->target, false);
         break;
     case RF_MOUNT_RO_SELF:
