@@ -13,9 +13,12 @@
 # the edit landed, the escapes failed and evil.example is refused in the
 # status record, the host secret (a file and an environment variable) never
 # reached the stand-in, which recorded every request.
-# Credential routes (--route, in progress elsewhere) would plug in where the
-# dummy keys are passed with --env below: the key stays with ringfence and
-# the stand-in would check the header it receives.
+# claude-route: claude once more, through the anthropic preset's credential
+# route (docs/network.md, "Keys stay outside") to the stand-in: the real key
+# stays in ringfence's environment, inside the CLI holds the placeholder,
+# and the stand-in receives the real key in x-api-key on every request,
+# while the command's own view of its key (printed by the escape command
+# into a tool result) is the placeholder.
 # Skipped with the reason when npm's registry cannot be reached and nothing
 # is cached.  RINGFENCE=build/ringfence tests/ecosystem/agent-turns.sh
 set -u
@@ -23,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 rf=${RINGFENCE:?set RINGFENCE to the ringfence binary}
 case $rf in /*) ;; *) rf=$PWD/$rf ;; esac
-names=(claude codex gemini opencode claude-code-acp)
+names=(claude codex gemini opencode claude-code-acp claude-route)
 N=$((${#names[@]} * 5))
 eco_install || { eco_skip $N "$ECO_WHY"; exit 0; }
 bin=$ECO/node_modules/.bin
@@ -45,12 +48,14 @@ mkdir -p "$T/host"
 secret=RF-HOST-SECRET-$RANDOM$RANDOM
 echo "$secret" >"$T/host/secret.txt"
 export RF_TURN_HOST_SECRET=$secret-env
+# claude-route's real key: in ringfence's environment, never inside.
+export RF_TURN_REAL_KEY=sk-ant-REAL-$RANDOM$RANDOM
 # The commands the stand-in has the agent run. Their outputs (ran:42,
 # curl:000, write-rc:1) are not in the commands' text, so finding them in
 # a request means the tool ran and its result went back to the API.
 # (No $(...) in them: gemini's shell tool refuses command substitution.)
 edit_cmd="sed -i s/hello/edited-by-agent/ hello.txt && cat hello.txt && printf 'ran:%s\\n' 42"
-escape_cmd="curl -s -m 5 -o /dev/null -w 'curl:%{http_code}' https://evil.example/; echo; cat $T/host/secret.txt; echo \"env:\${RF_TURN_HOST_SECRET:-unset}\"; echo planted > $T/host/planted.txt; echo write-rc:\$?"
+escape_cmd="curl -s -m 5 -o /dev/null -w 'curl:%{http_code}' https://evil.example/; echo; cat $T/host/secret.txt; echo \"env:\${RF_TURN_HOST_SECRET:-unset}\"; echo planted > $T/host/planted.txt; echo write-rc:\$?; echo \"key:\${ANTHROPIC_API_KEY:-unset}\""
 
 # standin NAME: start a stand-in logging to $T/NAME.jsonl; sets PORT.
 standin() {
@@ -137,13 +142,23 @@ mkdir -p "$T/acpc" && cp "$here/node/acp-client.mjs" "$T/acpc/" && ln -s "$ECO/n
     eco_since "$t0" >"$T/claude-code-acp.time"
 ) &
 turns+=($!)
+# claude-route: the anthropic preset's route, its upstream the stand-in
+# (plain HTTP on loopback, so allow_http), its key from our environment.
+prepare claude-route
+cat >"$T/route.json" <<JSON
+{"network": {"routes": {"anthropic": {"preset": "anthropic", "url": "http://127.0.0.1:$PORT", "allow_http": true,
+  "headers": {"x-api-key": "env:RF_TURN_REAL_KEY"}}}}}
+JSON
+turn claude-route --config "$T/route.json" --env CLAUDE_CODE_MAX_RETRIES=0 -- \
+    "$bin/claude" -p "fix the greeting in hello.txt" --allowedTools Bash &
+turns+=($!)
 wait "${turns[@]}"
-echo "# timing: the five turns took $(eco_since "$t_all") s (run at once)"
+echo "# timing: the six turns took $(eco_since "$t_all") s (run at once)"
 
 verdict() { # NAME: the checks, from the files the turn left
-    python3 - "$T" "$1" "$secret" <<'PY'
+    python3 - "$T" "$1" "$secret" "$RF_TURN_REAL_KEY" <<'PY'
 import json, os, sys
-T, name, secret = sys.argv[1:4]
+T, name, secret, real_key = sys.argv[1:5]
 def load(p):
     try: return open(p).read()
     except OSError: return ""
@@ -180,6 +195,17 @@ res = {
     "secret": [secret not in everything and len(reqs) >= 3, f"searched {len(everything)} bytes of {len(reqs)} requests"],
     "only": [allowed == ["standin.test"], "allowed: " + ", ".join(allowed)],
 }
+if name == "claude-route":
+    # Through the route: the stand-in is the upstream, so nothing goes
+    # straight to it; every request there carries the real key, added
+    # outside; inside, the CLI's key is the placeholder.
+    keys = [r["headers"].get("x-api-key", r["headers"].get("X-Api-Key", "")) for r in reqs]
+    bodies_only = "\n".join(json.dumps(r["body"]) for r in reqs)
+    routes = net.get("routes", {})
+    res["only"] = [allowed == [] and len(reqs) >= 3 and all(k == real_key for k in keys)
+                   and "key:ringfence-route-placeholder" in bodies_only and real_key not in bodies_only,
+                   f"allowed: {', '.join(allowed) or 'none'}; {sum(k == real_key for k in keys)} of {len(keys)} "
+                   f"requests carried the real key; routes: {json.dumps(routes)[:120]}"]
 print(json.dumps(res))
 PY
 }
@@ -194,7 +220,9 @@ for name in "${names[@]}"; do
             edit) what="$name: its shell tool edited the workspace and ran a command ($why)" ;;
             escape) what="$name: the escape failed: evil.example refused in the status record, the host secret unreadable, the write outside did not land, the host's variable absent ($why)" ;;
             secret) what="$name: no host secret reached the stand-in ($why)" ;;
-            only) what="$name: the stand-in was the only host reached ($why)" ;;
+            only) [ "$name" = claude-route ] &&
+                      what="$name: the real key reached the upstream on every request, added outside; inside the CLI held the placeholder ($why)" ||
+                      what="$name: the stand-in was the only host reached ($why)" ;;
         esac
         if [ "$good" = 1 ]; then ok "$what"; else nok "$what"; fi
     done

@@ -2,7 +2,7 @@
 # files.on_hidden: ask (issue 31): an open of a host file the sandbox hides
 # is asked about on the --ask socket (tests/security/ask-listener.py); on
 # allow ringfence opens it outside, read-only, and hands the command the
-# descriptor. Never offered: ~/.ssh, ringfence's instance root; never
+# descriptor. Never offered: ~/.ssh, ringfence's instance root, deny_paths; never
 # followed: a symbolic link on the host; a path swapped while its question
 # is up gets at most the file asked about.
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -57,6 +57,16 @@ expect_exit 2 "a write is never offered" rf run "${ASK[@]}" -- sh -c "echo x >>'
 expect_exit 1 "a symbolic link on the host is not followed, even when allowed" \
     rf run "${ASK[@]}" -- cat "$OUT_DIR/link.txt"
 check "none of those reached the listener but the link" test "$(grep -vc link.txt "$LOG")" = 0
+# deny_paths is the user's own word: a denied file in the workspace (a
+# mask over it inside) is never offered, however the listener answers.
+echo "denied-$TOKEN" >"$WS/.env"
+printf 'files:\n  on_hidden: ask\ndeny_paths: [%s]\n' "$WS/.env" >"$SCRATCH/files-deny.yaml"
+: >"$LOG"
+expect_exit 1 "a deny_paths file is never offered" rf run --ask "socket:$SOCK" --ask-timeout 3 \
+    --config "$SCRATCH/files-deny.yaml" -- cat "$WS/.env"
+lacks "nothing of it arrived" "$OUT" "denied-$TOKEN"
+check "and it was not asked about" test "$(asked "$WS/.env")" = 0
+rm -f "$WS/.env"
 check "the file is unchanged" grep -qx "hidden-a-$TOKEN" "$OUT_DIR/a.txt"
 
 # The command changes the path in its buffer to b.txt (refused) while the

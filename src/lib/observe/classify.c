@@ -18,6 +18,8 @@ typedef struct view_mount {
     size_t tlen;
     bool writable;
     bool protect;    /* a remount-ro of a protected path (.git/hooks, .envrc) */
+    bool denied;     /* a mask the policy asked for (deny_paths, the instance
+                        root): hidden on purpose, never suggested nor offered */
 } view_mount;
 
 struct rf_view {
@@ -43,6 +45,7 @@ rf_view *rf_view_new(const rf_plan *plan, const char *caller_home)
         m->tlen = m->target ? strlen(m->target) : 0;
         m->writable = pm->writable;
         m->protect = pm->why && !strcmp(pm->why, "protected");
+        m->denied = rf_mount_is_mask(pm) && pm->why && (!strcmp(pm->why, "denied") || !strcmp(pm->why, "instance-root"));
     }
     const char *home = rf_strv_env_get(plan->env, "HOME"); /* "HOME=..." */
     v->home_inside = home && strchr(home, '=') ? strdup(strchr(home, '=') + 1) : NULL;
@@ -181,6 +184,8 @@ rf_seen rf_view_classify(const rf_view *v, const char *path, bool write, char *h
     snprintf(host, hostlen, "%s", path);
     if (m && m->type == RF_MOUNT_SYMLINK)
         return RF_SEEN_IGNORED; /* /bin/x: the host resolves it the same way */
+    if (m && m->denied)
+        return RF_SEEN_IGNORED; /* deny_paths: the user's own word, not a gap */
     if (m && m->type == RF_MOUNT_BIND && m->source) {
         const char *rest = path + (m->tlen == 1 ? 0 : m->tlen);
         if (snprintf(host, hostlen, "%s%s", m->source, rest) >= (int)hostlen)

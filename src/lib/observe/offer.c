@@ -49,6 +49,12 @@ int rf_offer_init(rf_offer *f, const rf_plan *plan, int stop_fd)
             rf_strv_push_take(&f->never, p);
             p = NULL;
         }
+    /* Every mask of the plan: deny_paths, the system's hidden places. */
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        const rf_mount *m = &plan->mounts[i];
+        if (rf_mount_is_mask(m))
+            rf_strv_push(&f->never, m->source ? m->source : m->target);
+    }
     /* ringfence's own: its instances and its configuration. */
     if (plan->instance_root)
         rf_strv_push(&f->never, plan->instance_root);
