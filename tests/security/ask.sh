@@ -45,6 +45,14 @@ ASK=(--ask "socket:$SOCK" --ask-timeout 3 --allow-domain allowed.test "${HOSTS[@
      --add-host allowed.test:127.0.0.1 --allow-port "$PORT" --deny-domain f.ask.test --status-json "$SCRATCH/status.json")
 url() { echo "http://$1:$PORT/hello.txt"; }
 asked() { grep -c "\"host\": \"$1\"" "$LOG" || true; }
+# check_asked DESC HOST N: HOST was asked about N times; if not, how often,
+# the listener's log and ringfence's stderr (after the failing line).
+check_asked() {
+    local got; got=$(asked "$2")
+    if [ "$got" = "$3" ]; then pass "$1"; return; fi
+    fail "$1"
+    diag "$2 was asked about $got times, not $3; the listener's log:" "$(cat "$LOG")" "ringfence's stderr: $ERR"
+}
 status() { $PY -c 'import json,sys; d=json.load(open(sys.argv[1]))["network"]; print(eval(sys.argv[2]))' \
     "$SCRATCH/status.json" "$1"; }
 
@@ -53,7 +61,7 @@ listen "a.ask.test=allow/once"
 expect_exit 0 "allow once: curl reaches a name not in allow_domains after the answer" \
     rf run "${ASK[@]}" -- sh -c "curl -fsS $(url a.ask.test) && curl -fsS $(url a.ask.test)"
 contains "allow once: the content arrived" "$OUT" "asked-content-$TOKEN"
-check "allow once: asked once per connection (2 questions)" test "$(asked a.ask.test)" = 2
+check_asked "allow once: asked once per connection (2 questions)" a.ask.test 2
 q=$(head -1 "$LOG")
 contains "the question names the host" "$q" '"host": "a.ask.test"'
 contains "the question names the port" "$q" "\"port\": $PORT"
@@ -69,12 +77,12 @@ listen "b.ask.test=allow/run" --close
 expect_exit 0 "allow run: 4 concurrent then 2 more connections all get through" \
     rf run "${ASK[@]}" -- sh -c "for i in 1 2 3 4; do curl -fsS -o /dev/null $(url b.ask.test) & done; wait; \
 curl -fsS $(url b.ask.test) && curl -fsS -x socks5h://127.0.0.1:3128 $(url b.ask.test)"
-check "allow run: one question for the name, however many connections" test "$(asked b.ask.test)" = 1
+check_asked "allow run: one question for the name, however many connections" b.ask.test 1
 
 # ── deny, and CONNECT / SOCKS are asked too ──
 listen "c.ask.test=deny/once"
 expect_exit 22 "deny: curl is refused (403)" rf run "${ASK[@]}" -- curl -fsS "$(url c.ask.test)"
-check "deny: it was asked" test "$(asked c.ask.test)" = 1
+check_asked "deny: it was asked" c.ask.test 1
 expect_exit 0 "deny: the refusal says it was refused when asked" \
     rf run "${ASK[@]}" -- sh -c "curl -sS $(url c.ask.test) | grep -q 'refused when asked'"
 expect_exit 97 "deny over SOCKS5: refused (curl exit 97)" \
@@ -114,7 +122,7 @@ check "none of them was asked, except the last (asked, then its address refused)
     test "$(grep -vc '"host": "localhost"' "$LOG")" = 0
 check "control: allowed.test is reached without a question" \
     rf run "${ASK[@]}" -- curl -fsS -o /dev/null "$(url allowed.test)"
-check "control: and was not asked about" test "$(asked allowed.test)" = 0
+check_asked "control: and was not asked about" allowed.test 0
 
 # ── a flood of names: rate-limited, nothing hangs ──
 listen "*=deny/once"
@@ -150,7 +158,7 @@ check "always: with a comment saying when and for which command" grep -q "# allo
 check "always: the file is the user's alone (0600)" test "$(stat -c %a "$ans")" = 600
 : >"$LOG"
 expect_exit 0 "always: the next run connects" rf run "${ASK[@]}" -- curl -fsS -o /dev/null "$(url g.ask.test)"
-check "always: ...without a question" test "$(asked g.ask.test)" = 0
+check_asked "always: ...without a question" g.ask.test 0
 expect_exit 0 "always: and even without --ask" rf run --network allowlist "${HOSTS[@]}" -- curl -fsS -o /dev/null "$(url g.ask.test)"
 check "always: nothing was written to the workspace" test -z "$(ls -A "$WS")"
 
