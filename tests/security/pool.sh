@@ -144,6 +144,9 @@ kill -9 "$client"
 wait "$client" 2>/dev/null
 wait_until 5 no_token_procs "sleep $slp"
 check "the client killed mid-run: nothing of its sandbox is left" no_token_procs "sleep $slp"
+# The sleep dies of the hang-up at once; the shell's trap may write a moment
+# later (ASan, a loaded machine): wait for it, up to the grace and more.
+wait_until 5 test -e "$WS/hup"
 check "and it was hung up first (SIGHUP: the command's trap ran)" test -e "$WS/hup"
 # One that ignores the hang-up is killed a second later.
 "$RINGFENCE" run --via "$sock" -- sh -c "trap '' HUP; sleep $slp" </dev/null >/dev/null 2>&1 &
