@@ -34,7 +34,7 @@ listen() {
     wait_until 10 grep -qs ready "$SCRATCH/listener.out" || fail "the listener starts"
 }
 at_exit '[ -n "$LPID" ] && kill $LPID 2>/dev/null'
-ASK=(--ask "socket:$SOCK" --ask-timeout 3 --config "$SCRATCH/files.yaml" --status-json "$SCRATCH/status.json")
+ASK=(--ask "socket:$SOCK" --ask-timeout 30 --config "$SCRATCH/files.yaml" --status-json "$SCRATCH/status.json")
 asked() { grep -c "\"path\": \"$1\"" "$LOG" || true; }
 
 listen "$OUT_DIR/a.txt=allow/once,*=deny/once"
@@ -62,7 +62,7 @@ check "none of those reached the listener but the link" test "$(grep -vc link.tx
 echo "denied-$TOKEN" >"$WS/.env"
 printf 'files:\n  on_hidden: ask\ndeny_paths: [%s]\n' "$WS/.env" >"$SCRATCH/files-deny.yaml"
 : >"$LOG"
-expect_exit 1 "a deny_paths file is never offered" rf run --ask "socket:$SOCK" --ask-timeout 3 \
+expect_exit 1 "a deny_paths file is never offered" rf run --ask "socket:$SOCK" --ask-timeout 30 \
     --config "$SCRATCH/files-deny.yaml" -- cat "$WS/.env"
 lacks "nothing of it arrived" "$OUT" "denied-$TOKEN"
 check "and it was not asked about" test "$(asked "$WS/.env")" = 0

@@ -41,7 +41,7 @@ listen() { # RULES [--close]: (re)start the listener
 at_exit '[ -n "$LPID" ] && kill $LPID 2>/dev/null'
 HOSTS=()
 for n in a b c d e f g; do HOSTS+=(--add-host "$n.ask.test:127.0.0.1"); done
-ASK=(--ask "socket:$SOCK" --ask-timeout 3 --allow-domain allowed.test "${HOSTS[@]}"
+ASK=(--ask "socket:$SOCK" --ask-timeout 30 --allow-domain allowed.test "${HOSTS[@]}"
      --add-host allowed.test:127.0.0.1 --allow-port "$PORT" --deny-domain f.ask.test --status-json "$SCRATCH/status.json")
 url() { echo "http://$1:$PORT/hello.txt"; }
 asked() { grep -c "\"host\": \"$1\"" "$LOG" || true; }
@@ -97,9 +97,13 @@ contains "CONNECT questions say so" "$(tail -1 "$LOG")" '"protocol": "connect"'
 # ── no answer, a malformed answer, nobody listening: refused ──
 listen "d.ask.test=silent,e.ask.test=garbage"
 start=$(date +%s)
-expect_exit 22 "timeout: no answer in --ask-timeout 3 is a refusal" rf run "${ASK[@]}" -- curl -fsS "$(url d.ask.test)"
+expect_exit 22 "timeout: no answer in --ask-timeout 3 is a refusal" \
+    rf run "${ASK[@]}" --ask-timeout 3 -- curl -fsS "$(url d.ask.test)"
 took=$(($(date +%s) - start))
-check "timeout: it took about 3 s, not more than 8 ($took s)" test "$took" -ge 3 -a "$took" -le 8
+# Not a timing test: only that it waited for the answer, and then gave up
+# (the other questions here get --ask-timeout 30, so a loaded machine's slow
+# listener is never mistaken for silence).
+check "timeout: it waited the 3 s, and then gave up ($took s)" test "$took" -ge 3 -a "$took" -lt 30
 check "timeout: the status record says who decided" test "$(status 'd["asked"]["list"][0]["by"]')" = timeout
 expect_exit 22 "an answer not understood is a refusal" rf run "${ASK[@]}" -- curl -fsS "$(url e.ask.test)"
 kill "$LPID"; wait "$LPID" 2>/dev/null; LPID=""
