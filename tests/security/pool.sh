@@ -134,12 +134,19 @@ check "the server holds no pty master after them ($(ptys_of "$server"))" test "$
 # A client that goes away mid-run (no terminal here): its sandbox is hung
 # up, SIGHUP to every process (the command's trap runs), and nothing is
 # left; before, it was killed outright.
+# The client is killed only once the command has set its trap (it says so
+# in a file) and its sleep runs: "pgrep -f 'sleep N'" alone also matches
+# the client's and the shell's own command lines, and a client killed
+# before the trap was set made a failure of a hang-up that worked (seen
+# under ASan, where the start is slower).
 slp="27$$.5"
-"$RINGFENCE" run --via "$sock" -- sh -c "trap 'echo hup > \"$WS/hup\"; exit 1' HUP; sleep $slp & wait" \
+"$RINGFENCE" run --via "$sock" -- \
+    sh -c "trap 'echo hup > \"$WS/hup\"; exit 1' HUP; : > \"$WS/trapped\"; sleep $slp & wait" \
     </dev/null >/dev/null 2>&1 &
 client=$!
-wait_until 5 pgrep -f "sleep $slp" >/dev/null
-check "control: the command and its child run" pgrep -f "sleep $slp" >/dev/null
+wait_until 10 test -e "$WS/trapped"
+wait_until 5 pgrep -f "^sleep $slp\$" >/dev/null
+check "control: the command set its trap and its child runs" pgrep -f "^sleep $slp\$" >/dev/null
 kill -9 "$client"
 wait "$client" 2>/dev/null
 wait_until 5 no_token_procs "sleep $slp"
@@ -149,13 +156,15 @@ check "the client killed mid-run: nothing of its sandbox is left" no_token_procs
 wait_until 5 test -e "$WS/hup"
 check "and it was hung up first (SIGHUP: the command's trap ran)" test -e "$WS/hup"
 # One that ignores the hang-up is killed a second later.
-"$RINGFENCE" run --via "$sock" -- sh -c "trap '' HUP; sleep $slp" </dev/null >/dev/null 2>&1 &
+"$RINGFENCE" run --via "$sock" -- sh -c "trap '' HUP; : > \"$WS/ignoring\"; sleep $slp" \
+    </dev/null >/dev/null 2>&1 &
 client=$!
-wait_until 5 pgrep -f "sleep $slp" >/dev/null
+wait_until 10 test -e "$WS/ignoring"
+wait_until 5 pgrep -f "^sleep $slp\$" >/dev/null
 kill -9 "$client"
 wait "$client" 2>/dev/null
 sleep 0.5
-check "control: a command that ignores SIGHUP outlives the hang-up" pgrep -f "sleep $slp" >/dev/null
+check "control: a command that ignores SIGHUP outlives the hang-up" pgrep -f "^sleep $slp\$" >/dev/null
 wait_until 5 no_token_procs "sleep $slp"
 check "and is killed after the grace: nothing left" no_token_procs "sleep $slp"
 
