@@ -225,6 +225,27 @@ expect_exit 0 "after all that, the host's proxy code leaves no thread or fd behi
     net_run -- curl -fsS "http://allowed.test:$HTTP/hello.txt"
 
 # ── Published ports ──
+listeners_on() {
+    $PY - "$1" <<'PYEOF'
+import socket, struct, sys
+port = int(sys.argv[1])
+out = []
+for name, fam in (('/proc/net/tcp', socket.AF_INET), ('/proc/net/tcp6', socket.AF_INET6)):
+    try:
+        lines = open(name).read().splitlines()[1:]
+    except OSError:
+        continue
+    for line in lines:
+        f = line.split()
+        addr, hexport = f[1].split(':')
+        if f[3] != '0A' or int(hexport, 16) != port:
+            continue
+        raw = bytes.fromhex(addr)
+        raw = b''.join(struct.pack('<I', w) for w in struct.unpack('>%dI' % (len(raw) // 4), raw))
+        out.append('%s:%d' % (socket.inet_ntop(fam, raw), port))
+print(' '.join(sorted(out)))
+PYEOF
+}
 pub_port=$((20000 + RANDOM % 20000))
 "$RINGFENCE" run --publish "$pub_port:8000" -- $PY -c "
 import http.server, socketserver
@@ -238,7 +259,13 @@ at_exit "kill $pub_pid 2>/dev/null"
 if wait_until 15 curl -fsS -o /dev/null "http://127.0.0.1:$pub_port/" 2>/dev/null; then
     OUT=$(curl -fsS "http://127.0.0.1:$pub_port/")
     contains "--publish: the server inside is reachable from the host" "$OUT" "inside-$TOKEN"
-    listen=$(ss -ltnH "sport = :$pub_port" 2>/dev/null | awk '{print $4}')
+    # Every listening socket on the port, from /proc/net/tcp{,6}: once, ss's
+    # netlink dump came back empty on a loaded CI machine; a few tries.
+    for _ in 1 2 3; do
+        listen=$(listeners_on "$pub_port")
+        [ -n "$listen" ] && break
+        sleep 0.5
+    done
     check "--publish: bound to 127.0.0.1 only ($listen)" test "$listen" = "127.0.0.1:$pub_port"
     if [ -n "$host_ip" ]; then
         check "--publish: not reachable on the host's other address" \
