@@ -62,14 +62,6 @@ static int loopback_is_up(void)
     return up;
 }
 
-static int count_fds(void)
-{
-    int n = 0;
-    for (int fd = 0; fd < 1024; fd++)
-        n += fcntl(fd, F_GETFD) >= 0;
-    return n;
-}
-
 static void probe(const char *max_netns, bool hide_counter, findings *out)
 {
     char before[64] = "", after[64] = "";
@@ -81,14 +73,14 @@ static void probe(const char *max_netns, bool hide_counter, findings *out)
     int anchor = open("/dev/null", O_RDONLY | O_CLOEXEC);
     rf_net_maker m = { .pid = -1, .fd = -1, .pid_counter = -1 };
     rf_setup_fail f = { 0 };
-    out->fds_before = count_fds();
+    out->fds_before = tap_count_fds();
     out->join_rc = rf_net_start_namespace(&m, anchor, &f);
     int reserved = m.fd;
     out->helper = m.pid > 0;
     if (out->join_rc == 0)
         out->join_rc = rf_net_join_namespace(&m, &f);
     out->join_errno = f.errnum;
-    out->fds_after = count_fds();
+    out->fds_after = tap_count_fds();
     snprintf(out->step, sizeof out->step, "%s", f.step ? f.step : "");
     (void)!readlink("/proc/self/ns/net", after, sizeof after - 1);
     out->moved_netns = strcmp(before, after) != 0;

@@ -8,22 +8,10 @@
 #include "tap.h"
 #include "pool/wire.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n;
-}
 
 static char *const argv[] = { (char *)"sh", (char *)"-c", (char *)"tty", NULL };
 
@@ -132,7 +120,7 @@ static void descriptors(void)
     is_int(rf_pool_wire_nfds(0), 3, "no pty: three descriptors");
     is_int(rf_pool_wire_nfds(1), 2, "stdin the pty: two");
     is_int(rf_pool_wire_nfds(7), 0, "every stream the pty: none");
-    int before = count_fds(), fds[3];
+    int before = tap_count_fds(), fds[3];
     is_int(carry(2, 1, fds), 2, "stdin the pty, two carried");
     ok(fds[0] == -1 && fds[1] >= 0 && fds[2] >= 0, "they are stdout and stderr; stdin's slot stays empty");
     for (int i = 0; i < 3; i++)
@@ -142,10 +130,10 @@ static void descriptors(void)
     for (int i = 0; i < 3; i++)
         if (fds[i] >= 0)
             close(fds[i]);
-    is_int(count_fds(), before, "and the three beyond were closed, none left behind");
+    is_int(tap_count_fds(), before, "and the three beyond were closed, none left behind");
     is_int(carry(3, 7, fds), 3, "three carried where none belong");
     ok(fds[0] == -1 && fds[1] == -1 && fds[2] == -1, "none kept");
-    is_int(count_fds(), before, "all three closed");
+    is_int(tap_count_fds(), before, "all three closed");
 }
 
 int main(void)

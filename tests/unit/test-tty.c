@@ -12,7 +12,6 @@
 #include "backend/native/report.h"
 #include "tty/tty.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -22,17 +21,6 @@
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n;
-}
 
 static void test_channel(void)
 {
@@ -49,10 +37,10 @@ static void test_channel(void)
     ok(got.type == RF_MSG_PTY && fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC), "with its descriptor, close-on-exec");
     if (fd >= 0)
         close(fd);
-    int before = count_fds();
+    int before = tap_count_fds();
     rf_msg_send_with_fds(sv[0], &m, sizeof m, &null, 1);
     is_int(rf_msg_recv(sv[1], &got), 1, "rf_msg_recv takes a message that carries a descriptor");
-    is_int(count_fds(), before, "and closes the descriptor nobody asked for (nothing leaks)");
+    is_int(tap_count_fds(), before, "and closes the descriptor nobody asked for (nothing leaks)");
     close(null);
     close(sv[0]);
     close(sv[1]);
