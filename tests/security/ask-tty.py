@@ -3,76 +3,21 @@
 # this harness (its controlling terminal); the question appears on the
 # master, the answer is typed there. Prints TAP.
 # Usage: ask-tty.py RINGFENCE WORKSPACE SCRATCH
-import fcntl, functools, http.server, os, re, select, signal, sys, termios, threading, time
+import functools, http.server, os, re, sys, threading, time
+
+sys.dont_write_bytecode = True  # nothing written beside the tests (a staged copy is read-only to rftest)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ptyharness  # noqa: E402
 
 RF, WS, SCRATCH = sys.argv[1], sys.argv[2], sys.argv[3]
-N = FAILED = 0
 XDG = os.path.join(SCRATCH, "xdg-tty")
+TAP = ptyharness.Tap(diag_chars=1200)
+ok = TAP.ok
 
 
-def ok(cond, desc, diag=""):
-    global N, FAILED
-    N += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (N, desc))
-    if not cond:
-        FAILED += 1
-        for line in str(diag)[-1200:].splitlines():
-            print("#   " + line)
-    sys.stdout.flush()
-    return cond
-
-
-class Term:
-    def __init__(self, args):
-        self.master, slave = os.openpty()
-        self.buf = b""
-        env = dict(os.environ, TERM="xterm", XDG_CONFIG_HOME=XDG)
-        self.pid = os.fork()
-        if self.pid == 0:
-            os.setsid()
-            fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
-            for i in range(3):
-                os.dup2(slave, i)
-            os.closerange(3, 256)
-            os.chdir(WS)
-            os.execve(RF, [RF] + args, env)
-        os.close(slave)
-        self.status = None
-
-    def pump(self, timeout):
-        r, _, _ = select.select([self.master], [], [], timeout)
-        if r:
-            try:
-                self.buf += os.read(self.master, 65536)
-            except OSError:
-                return False
-        return bool(r)
-
-    def expect(self, pattern, timeout=10):
-        end = time.time() + timeout
-        while time.time() < end:
-            if re.search(pattern.encode(), self.buf):
-                return True
-            self.pump(0.1)
-        return bool(re.search(pattern.encode(), self.buf))
-
-    def wait(self, timeout=15):
-        end = time.time() + timeout
-        while self.status is None and time.time() < end:
-            p, st = os.waitpid(self.pid, os.WNOHANG)
-            if p:
-                self.status = os.waitstatus_to_exitcode(st)
-            self.pump(0.05)
-        while self.pump(0.05):
-            pass
-        if self.status is None:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-        os.close(self.master)
-        return self.status
-
-    def text(self):
-        return self.buf.decode(errors="replace")
+class Term(ptyharness.Term):
+    program, cwd, wait_timeout = RF, WS, 15
+    env = {"TERM": "xterm", "XDG_CONFIG_HOME": XDG}
 
 
 www = os.path.join(SCRATCH, "www-tty")
@@ -98,7 +43,9 @@ def asked(key, cmd=None, extra=()):
     shown = t.expect(PROMPT)
     if shown and key:
         os.write(t.master, key)
-    return t, shown, t.wait()
+    rc = t.wait()
+    t.close()
+    return t, shown, rc
 
 
 t, shown, rc = asked(b"y")
@@ -124,6 +71,7 @@ text = open(answers).read() if os.path.exists(answers) else ""
 ok('"t.test:%d"' % PORT in text, "a: written to the user's answers.yaml", text)
 t = Term(BASE + ["curl", "-fsS", URL])
 rc = t.wait()
+t.close()
 ok(rc == 0 and not re.search(PROMPT.encode(), t.buf), "a: the next run connects without a question",
    "exit %s\n%s" % (rc, t.text()))
 os.unlink(answers)
@@ -146,8 +94,8 @@ ok(shown and rc == 22 and "no answer: refused" in t.text(),
 
 t = Term(["run", "--no-pty", "--ask", "tty", "--", "true"])
 rc = t.wait()
+t.close()
 ok(rc not in (0, None) and "would share the terminal" in t.text(), "--ask tty without a pty is refused",
    "exit %s\n%s" % (rc, t.text()))
 srv.shutdown()
-print("1..%d" % N)
-sys.exit(1 if FAILED else 0)
+TAP.done()

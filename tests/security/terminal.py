@@ -9,124 +9,23 @@ import os
 import re
 import select
 import signal
-import struct
 import subprocess
 import sys
 import termios
 import time
 
+sys.dont_write_bytecode = True  # nothing written beside the tests (a staged copy is read-only to rftest)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ptyharness  # noqa: E402
+
 RF, WS = sys.argv[1], sys.argv[2]
-N = 0
-FAILED = 0
+TAP = ptyharness.Tap()
+ok = TAP.ok
+set_size = ptyharness.set_size
 
 
-def ok(cond, desc, diag=""):
-    global N, FAILED
-    N += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (N, desc))
-    if not cond:
-        FAILED += 1
-        for line in str(diag)[-1500:].splitlines():
-            print("#   " + line)
-    sys.stdout.flush()
-    return cond
-
-
-def set_size(fd, rows, cols):
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-
-
-class Term:
-    """ringfence ARGS on a fresh terminal of its own; stdout may go elsewhere."""
-
-    def __init__(self, args, rows=30, cols=100, stdout=None, env=None, background=False):
-        self.master, self.slave = os.openpty()
-        set_size(self.master, rows, cols)
-        self.before = termios.tcgetattr(self.slave)
-        self.buf = b""
-        e = dict(os.environ, TERM="xterm-256color")
-        e.update(env or {})
-        self.pid = os.fork()
-        if self.pid == 0:
-            os.setsid()
-            fcntl.ioctl(self.slave, termios.TIOCSCTTY, 0)
-            for i in range(3):
-                os.dup2(self.slave, i)
-            if stdout is not None:
-                os.dup2(stdout, 1)
-            os.closerange(3, 256)
-            if background:  # a job of this terminal, not its foreground one (run -- cmd &)
-                job = os.fork()
-                if job:
-                    os._exit(os.waitstatus_to_exitcode(os.waitpid(job, 0)[1]) & 0xff)
-                os.setpgid(0, 0)
-            os.execve(RF, [RF] + args, e)
-        self.status = None
-
-    def send(self, data):
-        os.write(self.master, data if isinstance(data, bytes) else data.encode())
-
-    def pump(self, timeout):
-        r, _, _ = select.select([self.master], [], [], timeout)
-        if r:
-            try:
-                self.buf += os.read(self.master, 65536)
-            except OSError:
-                return False
-        return bool(r)
-
-    def expect(self, pattern, timeout=10):
-        end = time.time() + timeout
-        rx = re.compile(pattern.encode() if isinstance(pattern, str) else pattern)
-        while time.time() < end:
-            m = rx.search(self.buf)
-            if m:
-                return m
-            self.pump(min(0.2, max(0.0, end - time.time())))
-        return rx.search(self.buf)
-
-    def wait(self, timeout=10):
-        end = time.time() + timeout
-        while self.status is None and time.time() < end:
-            p, st = os.waitpid(self.pid, os.WNOHANG)
-            if p:
-                self.status = os.waitstatus_to_exitcode(st)
-                break
-            self.pump(0.05)
-        while self.pump(0.05):
-            pass
-        return self.status
-
-    def kill(self):
-        if self.status is None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.wait(5)
-
-    def settings_kept(self):
-        return termios.tcgetattr(self.slave) == self.before
-
-    def injected(self):
-        """What waits in the harness terminal's input queue (TIOCSTI's target)."""
-        saved = termios.tcgetattr(self.slave)
-        raw = termios.tcgetattr(self.slave)
-        raw[3] &= ~(termios.ICANON | termios.ECHO)
-        raw[6][termios.VMIN] = 0
-        raw[6][termios.VTIME] = 0
-        termios.tcsetattr(self.slave, termios.TCSANOW, raw)
-        got = b""
-        r, _, _ = select.select([self.slave], [], [], 0.3)
-        if r:
-            got = os.read(self.slave, 4096)
-        termios.tcsetattr(self.slave, termios.TCSANOW, saved)
-        return got
-
-    def close(self):
-        self.kill()
-        os.close(self.master)
-        os.close(self.slave)
+class Term(ptyharness.Term):
+    program = RF
 
 
 def run(args, **kw):
@@ -582,5 +481,4 @@ for test in TESTS:
         test()
     except Exception as e:  # a crash of the harness is a failure, not a pass
         ok(False, "%s raised %r" % (test.__name__, e))
-print("1..%d" % N)
-sys.exit(1 if FAILED else 0)
+TAP.done()
