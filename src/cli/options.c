@@ -56,11 +56,11 @@ static const struct rf_option {
       "resolve NAME to ADDR in the proxy (your own mapping: ADDR may be private or loopback); repeatable" },
     { "allow-private-addresses", no_argument, OPT_ALLOW_PRIVATE, NULL,
       "let allowed names resolve to loopback, private and link-local addresses (refused by default)" },
-    { "ask", required_argument, OPT_ASK, "socket:PATH|tty|mcp",
+    { "ask", required_argument, OPT_ASK, "[socket:PATH|tty|mcp]",
       "a name allow_domains does not match is asked about, not refused: socket:PATH: ringfence connects to the "
       "unix socket you listen on at PATH (outside the workspace) and sends one JSON line per question; tty: a "
       "question on your terminal (with --pty), one key answers; mcp (ringfence mcp): elicitation/create to the "
-      "client (docs/network.md, Asking); implies --network allowlist" },
+      "client (docs/network.md, Asking); --ask alone: tty (mcp for ringfence mcp); implies --network allowlist" },
     { "ask-timeout", required_argument, OPT_ASK_TIMEOUT, "SECONDS",
       "how long a question waits for its answer (default 30); no answer is a refusal" },
     { "publish", required_argument, OPT_PUBLISH, "[ADDR:]HOSTPORT:PORT",
@@ -623,6 +623,24 @@ static int apply_option(const char *sub, int id, const char *arg, rf_cli_opts *o
     return usage(sub, "unknown option");
 }
 
+/* --ask[=WHERE]: --ask followed by another option, "--" or nothing asks
+ * where this subcommand's caller is (the MCP client for `ringfence mcp`,
+ * the terminal otherwise); getopt took the next word as its value, so it
+ * is given back. Returns getopt's answer, OPT_ASK for a bare --ask. */
+static int ask_alone(const char *sub, int argc, char **argv, int c)
+{
+    const char *where = strcmp(sub, "mcp") ? "tty" : "mcp";
+    bool missing = c == ':' && optopt == OPT_ASK;
+    bool took_option = c == OPT_ASK && optind - 1 < argc && optarg == argv[optind - 1] && optarg[0] == '-';
+    if (took_option)
+        optind--;
+    if (missing || took_option) {
+        optarg = (char *)where;
+        return OPT_ASK;
+    }
+    return c;
+}
+
 int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_opts *o)
 {
     struct option longopts[N_OPTIONS + 1];
@@ -640,6 +658,7 @@ int rf_cli_parse_sandbox_options(const char *sub, int argc, char **argv, rf_cli_
      * has no command, so its options may follow its NAME. */
     const char *optstring = strcmp(sub, "instance") ? "+:w:h" : ":w:h";
     while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+        c = ask_alone(sub, argc, argv, c);
         if (c == '?')
             return usage(sub, "unknown option '%s'", argv[optind - 1]);
         if (c == ':')

@@ -54,6 +54,16 @@ ok("command: curl -fsS" in t.text(), "the question names the sandbox's command l
 ok("process: not known" in t.text(), "the question says the process inside is not known", t.text())
 ok(rc == 0 and "tty-asked-content" in t.text(), "y: curl gets through", "exit %s\n%s" % (rc, t.text()))
 
+# --ask alone: the terminal's question, as --ask tty.
+t = Term(["run", "--pty", "--ask", "--ask-timeout", "30", "--add-host", "t.test:127.0.0.1", "--", "curl", "-fsS", URL])
+shown = t.expect(PROMPT)
+if shown:
+    t.send(b"y")
+rc = t.wait()
+t.close()
+ok(shown and rc == 0 and "tty-asked-content" in t.text(), "--ask alone asks on the terminal; y: curl gets through",
+   "exit %s\n%s" % (rc, t.text()))
+
 t, shown, rc = asked(b"n")
 ok(shown and rc == 22, "n: curl is refused", "exit %s\n%s" % (rc, t.text()))
 
