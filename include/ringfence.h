@@ -125,6 +125,11 @@ typedef struct rf_ask_request {
     unsigned port;
     const char *protocol; /* "http", "connect", "socks5" */
     const char *command;  /* the sandbox's command line */
+    /* The process inside that asked, a hint (it can name itself anything,
+     * printable ASCII shown): its pid as the sandbox numbers it and its
+     * name; 0 and NULL when not known. */
+    long pid;
+    const char *process;
 } rf_ask_request;
 typedef int (*rf_ask_fn)(void *data, const rf_ask_request *q, int *ret_scope);
 RF_EXPORT void rf_plan_set_ask(rf_plan *plan, rf_ask_fn fn, void *data);

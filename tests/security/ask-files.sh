@@ -42,6 +42,7 @@ expect_exit 0 "allow: cat of a hidden host file succeeds" rf run "${ASK[@]}" -- 
 contains "allow: its content arrived" "$OUT" "hidden-a-$TOKEN"
 check "allow: the question named the file" test "$(asked "$OUT_DIR/a.txt")" = 1
 contains "the question is a file question" "$(head -1 "$LOG")" '"type": "file"'
+contains "the question names the process that opened it (cat)" "$(head -1 "$LOG")" '"name": "cat"'
 check "status record: network.asked_files lists it" test "$($PY -c 'import json,sys
 d = json.load(open(sys.argv[1]))["network"]["asked_files"]["list"][0]
 print(d["host"] == sys.argv[2] and d["decision"] == "allow" and d["by"] == "socket")' "$SCRATCH/status.json" "$OUT_DIR/a.txt")" = True

@@ -51,7 +51,8 @@ def asked(key, cmd=None, extra=()):
 t, shown, rc = asked(b"y")
 ok(shown, "the question names the host and port", t.text())
 ok("command: curl -fsS" in t.text(), "the question names the sandbox's command line", t.text())
-ok("process: not known" in t.text(), "the question says the process inside is not known", t.text())
+ok(re.search(r"process: curl \(pid \d+ in the sandbox\)", t.text()), "the question names the process inside",
+   t.text())
 ok(rc == 0 and "tty-asked-content" in t.text(), "y: curl gets through", "exit %s\n%s" % (rc, t.text()))
 
 # --ask alone: the terminal's question, as --ask tty.
@@ -63,6 +64,15 @@ rc = t.wait()
 t.close()
 ok(shown and rc == 0 and "tty-asked-content" in t.text(), "--ask alone asks on the terminal; y: curl gets through",
    "exit %s\n%s" % (rc, t.text()))
+
+# A process names itself with escape sequences (clear the screen, set the
+# title): the question shows them as '?', the terminal never gets them.
+evil = ("import ctypes, os, urllib.request\n"
+        "ctypes.CDLL(None).prctl(15, b'\\x1b[2J\\x1b]0;pwn\\x07', 0, 0, 0)\n"
+        "urllib.request.urlopen('%s').read()\n" % URL)
+t, shown, rc = asked(b"y", ["python3", "-c", evil])
+ok(shown and b"process: ?[2J?]0;pwn? (pid" in t.buf and b"\x1b[2J" not in t.buf and b"\x1b]0;" not in t.buf,
+   "a process's name with escape sequences reaches the terminal as '?'", "exit %s\n%r" % (rc, t.buf))
 
 t, shown, rc = asked(b"n")
 ok(shown and rc == 22, "n: curl is refused", "exit %s\n%s" % (rc, t.text()))

@@ -68,6 +68,25 @@ contains "the question names the port" "$q" "\"port\": $PORT"
 contains "the question names the protocol" "$q" '"protocol": "http"'
 contains "the question names the command" "$q" '"command": "sh -c curl'
 contains "the question has a version" "$q" '"version": 1'
+# Who asked: the process inside holding the connection, numbered as the
+# sandbox numbers it (the shell's pid, which curl keeps across exec).
+expect_exit 0 "who asked: a command that names its own pid" \
+    rf run "${ASK[@]}" -- sh -c "echo \$\$ >asker.pid; exec curl -fsS -o /dev/null $(url a.ask.test)"
+q=$(tail -1 "$LOG")
+contains "the question names the process inside (curl)" "$q" '"name": "curl"'
+contains "...and its pid as the sandbox numbers it" "$q" "\"pid\": $(cat asker.pid 2>/dev/null)"
+rm -f asker.pid
+# A process can name itself anything: its name reaches the listener as
+# printable ASCII, never an escape sequence for the terminal of whoever reads.
+expect_exit 0 "who asked: a process whose name holds escape sequences" rf run "${ASK[@]}" -- $PY -c "
+import ctypes, urllib.request
+ctypes.CDLL(None).prctl(15, b'\x1b[2J\x1b]0;pwn\x07', 0, 0, 0)
+urllib.request.urlopen('$(url a.ask.test)').read()"
+q=$(tail -1 "$LOG")
+check "...its name is printable ASCII: no escape reaches the listener ($q)" $PY -c '
+import json, sys
+name = json.loads(sys.argv[1])["process"]["name"]
+sys.exit(0 if name == "?[2J?]0;pwn?" else 1)' "$q"
 check "status record: the question, answer, who and how long" \
     test "$(status '[(q["host"], q["decision"], q["scope"], q["by"], q["ms"] >= 0) for q in d["asked"]["list"]][0]')" \
     = "('a.ask.test', 'allow', 'once', 'socket', True)"

@@ -21,11 +21,13 @@ typedef struct rf_mcp_pending {
 
 static json_t *request(const char *id, const rf_ask_request *q)
 {
-    char msg[700];
+    char msg[800], who[64] = "";
+    if (q->process)
+        snprintf(who, sizeof who, " Process: %s (pid %ld in the sandbox).", q->process, q->pid);
     snprintf(msg, sizeof msg,
              "The sandboxed command wants to connect to %s:%u (%s), which its allowlist does not name. "
-             "Command: %.300s. Allow it?",
-             q->host, q->port, q->protocol, q->command);
+             "Command: %.300s.%s Allow it?",
+             q->host, q->port, q->protocol, q->command, who);
     return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:s, s:{s:{s:s, s:s, s:[s,s,s], s:s}}}}}", "jsonrpc", "2.0", "id", id,
                      "method", "elicitation/create", "params", "message", msg, "requestedSchema", "type", "object",
                      "properties", "scope", "type", "string", "title", "For how long", "enum", "once", "run",

@@ -195,7 +195,8 @@ static int ask_callback(rf_net_ask *a, const rf_ask_question *q, const struct ti
                         rf_ask_answer *ans, const char **why)
 {
     rf_ask_request req = { .id = q->id, .host = q->host, .port = q->port, .protocol = q->protocol,
-                           .command = q->command ? q->command : "" };
+                           .command = q->command ? q->command : "", .pid = q->who ? q->who->pid : 0,
+                           .process = q->who ? q->who->name : NULL };
     int scope = RF_ASK_SCOPE_ONCE;
     int allow = a->fn(a->fn_data, &req, &scope);
     struct timespec now;
@@ -239,7 +240,8 @@ static const char *ask_now(rf_net_ask *a, const rf_ask_question *q, const struct
     return ans->allow ? NULL : "refused when asked";
 }
 
-const char *rf_net_ask_decide(rf_net_ask *a, const char *host, uint16_t port, const char *protocol)
+const char *rf_net_ask_decide(rf_net_ask *a, const char *host, uint16_t port, const char *protocol,
+                              const rf_ask_who *who)
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -272,7 +274,7 @@ const char *rf_net_ask_decide(rf_net_ask *a, const char *host, uint16_t port, co
         *e = (entry){ .host = h, .port = port };
     }
     e->pending = true;
-    rf_ask_question q = { .id = ++a->next_id, .host = e->host, .port = port, .protocol = protocol };
+    rf_ask_question q = { .id = ++a->next_id, .host = e->host, .port = port, .protocol = protocol, .who = who };
     char *command = a->command ? strdup(a->command) : NULL;
     q.command = command;
     a->asked++;

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #define RF_ASK_PER_MINUTE 30   /* questions a minute per sandbox */
@@ -21,12 +22,19 @@ typedef struct rf_net_ask rf_net_ask;
 
 typedef enum { RF_ASK_ONCE, RF_ASK_RUN, RF_ASK_ALWAYS } rf_ask_scope;
 
+/* The process inside that asked (ask_who.c): a hint for whoever answers. */
+typedef struct rf_ask_who {
+    long pid;      /* as the sandbox numbers it */
+    char name[17]; /* comm, printable ASCII only */
+} rf_ask_who;
+
 typedef struct rf_ask_question {
     uint64_t id;
     const char *host;
     uint16_t port;
-    const char *protocol; /* "http", "connect", "socks5" */
-    const char *command;  /* the sandbox's command line */
+    const char *protocol;  /* "http", "connect", "socks5" */
+    const char *command;   /* the sandbox's command line */
+    const rf_ask_who *who; /* NULL: not known */
 } rf_ask_question;
 
 typedef struct rf_ask_answer {
@@ -44,7 +52,8 @@ void rf_net_ask_set_command(rf_net_ask *a, char *const *argv);
 /* The verdict on host:port, which allow_domains did not match: NULL when
  * allowed, else why not (static text). Blocks until answered, at most the
  * ask timeout. Any error while asking is a refusal. */
-const char *rf_net_ask_decide(rf_net_ask *a, const char *host, uint16_t port, const char *protocol);
+const char *rf_net_ask_decide(rf_net_ask *a, const char *host, uint16_t port, const char *protocol,
+                              const rf_ask_who *who);
 /* The status record's "asked" object (new reference). */
 json_t *rf_net_ask_report(rf_net_ask *a);
 
@@ -74,3 +83,10 @@ int rf_ask_tty_ask(const rf_ask_question *q, int stop_fd, const struct timespec 
 int rf_ask_always_write(const char *host, uint16_t port, bool allow, const char *command);
 /* The answers file's path (malloc'd), or NULL. */
 char *rf_ask_always_path(void);
+
+/* ask_who.c: who asked. 0 with *out, -1 when not known. A connection the
+ * proxy accepted from inside (its sandbox's end found in the namespace's
+ * TCP table, its holder among the namespace's processes); a process by
+ * its pid as the caller sees it (a seccomp notification's). */
+int rf_ask_who_of_connection(int fd, rf_ask_who *out);
+int rf_ask_who_of_pid(pid_t host_pid, rf_ask_who *out);

@@ -85,15 +85,22 @@ static void drain_stale(rf_ask_socket *s)
     s->len = 0;
 }
 
+/* {"pid", "name"} of the process that asked, or null. */
+static json_t *process_json(const rf_ask_who *who)
+{
+    return who ? json_pack("{s:I, s:s}", "pid", (json_int_t)who->pid, "name", who->name) : json_null();
+}
+
 static char *question_line(const rf_ask_question *q)
 {
     bool file = !strcmp(q->protocol, "file");
-    json_t *o = file ? json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:i, s:s, s:n, s:s}", "version", 1, "type", "file",
+    json_t *o = file ? json_pack("{s:i, s:s, s:I, s:s, s:s, s:s, s:i, s:s, s:o, s:s}", "version", 1, "type", "file",
                                  "id", (json_int_t)q->id, "path", q->host, "access", "read", "host", "", "port", 0,
-                                 "protocol", "file", "process", "command", q->command ? q->command : "")
-                  : json_pack("{s:i, s:s, s:I, s:s, s:i, s:s, s:n, s:s}", "version", 1, "type", "network", "id",
+                                 "protocol", "file", "process", process_json(q->who), "command",
+                                 q->command ? q->command : "")
+                  : json_pack("{s:i, s:s, s:I, s:s, s:i, s:s, s:o, s:s}", "version", 1, "type", "network", "id",
                           (json_int_t)q->id, "host", q->host, "port", (int)q->port, "protocol", q->protocol,
-                          "process", "command", q->command ? q->command : "");
+                          "process", process_json(q->who), "command", q->command ? q->command : "");
     char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     char *line = NULL;

@@ -24,6 +24,17 @@ static int ms_until(const struct timespec *deadline)
     return ms < 0 ? 0 : ms > 3600000 ? 3600000 : (int)ms;
 }
 
+/* src as the terminal may show it: printable ASCII; anything else (escape
+ * sequences a command could hide in a path, C1 controls some terminals
+ * take as CSI) becomes '?'; cut to size. */
+static void shown(char *dst, size_t size, const char *src)
+{
+    size_t i = 0;
+    for (; src[i] && i + 1 < size; i++)
+        dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+    dst[i] = '\0';
+}
+
 static void say(int fd, const char *text)
 {
     (void)!write(fd, text, strlen(text));
@@ -83,21 +94,28 @@ int rf_ask_tty_ask(const rf_ask_question *q, int stop_fd, const struct timespec 
     rf_tty_hold_input(true);
     /* Keys typed before the question are not its answer. */
     (void)tcflush(fd, TCIFLUSH);
-    char text[1536];
+    char text[2048], what[640], command[416], who[96];
+    shown(what, sizeof what, q->host); /* a name or a path the command chose */
+    shown(command, sizeof command, q->command ? q->command : "?");
+    if (q->who) /* its name is printable already (ask_who.c) */
+        snprintf(who, sizeof who, "%s (pid %ld in the sandbox)", q->who->name, q->who->pid);
+    else
+        snprintf(who, sizeof who, "not known");
     if (!strcmp(q->protocol, "file"))
         snprintf(text, sizeof text,
-                 "\r\n\033[1mringfence: the sandbox asks to read %.600s\033[0m, which it cannot see\r\n"
-                 "  command: %.400s\r\n"
+                 "\r\n\033[1mringfence: the sandbox asks to read %s\033[0m, which it cannot see\r\n"
+                 "  command: %s\r\n"
+                 "  process: %s\r\n"
                  "  allow? y = this open, r = for this run, n = no, N = no for this run [%d s, then no] ",
-                 q->host, q->command ? q->command : "?", ms_until(deadline) / 1000);
+                 what, command, who, ms_until(deadline) / 1000);
     else
-    snprintf(text, sizeof text,
-             "\r\n\033[1mringfence: the sandbox asks to connect to %s:%u\033[0m (%s)\r\n"
-             "  command: %.400s\r\n"
-             "  process: not known (the proxy sees a connection, not which process inside made it)\r\n"
-             "  allow? y = this connection, r = for this run, a = always (your answers.yaml), "
-             "n = no, N = no for this run [%d s, then no] ",
-             q->host, (unsigned)q->port, q->protocol, q->command ? q->command : "?", ms_until(deadline) / 1000);
+        snprintf(text, sizeof text,
+                 "\r\n\033[1mringfence: the sandbox asks to connect to %s:%u\033[0m (%s)\r\n"
+                 "  command: %s\r\n"
+                 "  process: %s\r\n"
+                 "  allow? y = this connection, r = for this run, a = always (your answers.yaml), "
+                 "n = no, N = no for this run [%d s, then no] ",
+                 what, (unsigned)q->port, q->protocol, command, who, ms_until(deadline) / 1000);
     say(fd, text);
     int rc = read_key(fd, stop_fd, deadline, out, why);
     say(fd, rc < 0 ? (rc == -2 ? "no answer: refused\r\n" : "refused\r\n")

@@ -157,7 +157,9 @@ static int open_upstream(hs *h, char *host, uint16_t port, const char *protocol,
      * IP literals and ports stay refused without a question, and an
      * allowed name still goes through the address checks below. */
     if (*reason && h->p->ask && !strcmp(*reason, "not in allow_domains")) {
-        *reason = rf_net_ask_decide(h->p->ask, host, port, protocol);
+        rf_ask_who who;
+        bool known = rf_ask_who_of_connection(h->fd, &who) == 0;
+        *reason = rf_net_ask_decide(h->p->ask, host, port, protocol, known ? &who : NULL);
         clock_gettime(CLOCK_MONOTONIC, &h->deadline); /* the wait was the user's, not the client's */
         h->deadline.tv_sec += RF_NET_HANDSHAKE_S;
     }

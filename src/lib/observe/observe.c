@@ -281,7 +281,7 @@ static bool offer_open(rf_observer *o, const struct seccomp_notif *req, const ca
     }
     if (flags & (O_DIRECTORY | O_PATH))
         return false;
-    if (!rf_offer_try(&o->offer, o->listener, req->id, host, flags & O_CLOEXEC))
+    if (!rf_offer_try(&o->offer, o->listener, req->id, (pid_t)req->pid, host, flags & O_CLOEXEC))
         return false;
     o->offered++;
     return true;

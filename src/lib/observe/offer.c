@@ -80,11 +80,13 @@ static bool never_offered(const rf_offer *f, const char *host)
     return false;
 }
 
-bool rf_offer_try(rf_offer *f, int listener, uint64_t id, const char *host, bool cloexec)
+bool rf_offer_try(rf_offer *f, int listener, uint64_t id, pid_t pid, const char *host, bool cloexec)
 {
     if (!f->ask || never_offered(f, host))
         return false;
-    if (rf_net_ask_decide(f->ask, host, 0, "file") != NULL)
+    rf_ask_who who;
+    bool known = rf_ask_who_of_pid(pid, &who) == 0;
+    if (rf_net_ask_decide(f->ask, host, 0, "file", known ? &who : NULL) != NULL)
         return false; /* refused: the open goes on, and fails as it would have */
     struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
                             .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };

@@ -20,5 +20,6 @@ int rf_offer_init(rf_offer *f, const rf_plan *plan, int stop_fd);
 void rf_offer_clear(rf_offer *f);
 /* The open of notification `id` asked for `host` (absolute, normalised,
  * hidden inside), read-only: ask, and on allow answer it with a descriptor
- * of ours. true: answered; false: the caller answers CONTINUE. */
-bool rf_offer_try(rf_offer *f, int listener, uint64_t id, const char *host, bool cloexec);
+ * of ours. `pid` (the notification's) names who asked. true: answered;
+ * false: the caller answers CONTINUE. */
+bool rf_offer_try(rf_offer *f, int listener, uint64_t id, pid_t pid, const char *host, bool cloexec);
