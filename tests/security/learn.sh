@@ -59,7 +59,9 @@ expect_exit 1 "a hostile command under learn ends, its read still denied" \
     timeout 60 "$RINGFENCE" learn --expose "$PROBE" -- "$PROBE" observe-hostile "$fake/.ssh/id_ed25519" 3000
 contains "the probe's read was denied" "$OUT" "denied:"
 contains "and ringfence still reported" "$ERR" "learn: what the command looked for"
-check "within the time a flood takes ($(($(date +%s) - start)) s)" test $(($(date +%s) - start)) -lt 30
+# It ended by itself: `timeout 60` would have made the exit 124. The time
+# is a note, not a check.
+diag "the hostile command under learn took $(($(date +%s) - start)) s"
 expect_exit 1 "the same under --explain-denials" \
     timeout 60 "$RINGFENCE" run --explain-denials --expose "$PROBE" -- "$PROBE" observe-hostile "$SCRATCH/secret" 1000
 contains "denied there too" "$OUT" "denied:"

@@ -91,7 +91,9 @@ for sig in INT TERM HUP; do
         rc=0
         wait "$rfpid" || rc=$?
         ms=$((($(date +%s%N) - t0) / 1000000))
-        check "SIG$sig to ringfence ends the three-deep tree within 1 s (took ${ms} ms, exit $rc)" test "$ms" -lt 1000
+        # Ended by the signal, not by the 20 s sleep (the time it took is a
+        # note: timings are bench/'s, never a pass/fail bound).
+        check "SIG$sig to ringfence ends the three-deep tree at once (took ${ms} ms, exit $rc)" test "$ms" -lt 15000
         check "nothing of the tree is left after SIG$sig" no_token_procs "^$TOKEN-$sig"
         lacks "no shell of the tree ran on after SIG$sig" "$(cat "$SCRATCH/deep-out")" ran-on
     else
