@@ -301,3 +301,25 @@ contains "each client gets its command's status: ended by SIGTERM (143)" "$stopp
 contains "the server reaped every sandbox: none is left to another process" "$stopped" "adopted=0 "
 contains "no sandboxed sleep is left" "$stopped" "sleeps=0 "
 contains "the socket file is removed" "$stopped" "socket=False"
+
+# Each command in flight holds a few descriptors in the server: it raises
+# its soft open-files limit to the hard one, so a user's usual soft limit
+# (1024; 64 here, for a small count) does not cap the commands in flight.
+slp="29$$.5"
+prlimit --nofile=64:4096 -- "$RINGFENCE" serve --socket "$SCRATCH/nofile.sock" --pool-size 2 \
+    >"$SCRATCH/nofile.log" 2>&1 &
+nofile_server=$!
+at_exit "kill $nofile_server 2>/dev/null"
+wait_until 10 test -S "$SCRATCH/nofile.sock"
+for i in $(seq 12); do
+    "$RINGFENCE" run --via "$SCRATCH/nofile.sock" -- sleep "$slp" </dev/null >/dev/null 2>>"$SCRATCH/nofile.err" &
+done
+count_sleeps() { pgrep -xf "sleep $slp" | wc -l; }
+wait_until 30 test "$(count_sleeps)" -ge 12
+check "12 commands in flight through a server started with a soft limit of 64 descriptors ($(count_sleeps))" \
+    test "$(count_sleeps)" = 12
+[ -s "$SCRATCH/nofile.err" ] && diag "$(sort "$SCRATCH/nofile.err" | uniq -c | head -3)"
+kill -TERM "$nofile_server"
+wait "$nofile_server" 2>/dev/null
+wait_until 10 test "$(count_sleeps)" = 0
+check "SIGTERM to that server: none of them is left" test "$(count_sleeps)" = 0
