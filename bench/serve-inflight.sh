@@ -10,7 +10,9 @@
 # processes, mounts, ringfence-* cgroups, new entries in /tmp, /dev/shm,
 # $XDG_RUNTIME_DIR and the instance root; the server's socket file). With
 # K > 0, also K `ringfence run --via S -- /bin/true` in a row, timed
-# (bench/starts.py): with the server idle, and with N in flight.
+# (bench/starts.py): with the server idle, and with N in flight, and the
+# CPU time per start of the server and its reaped sandboxes (/proc/PID/stat:
+# a count the machine's load moves less than wall time).
 #
 #   bench/serve-inflight.sh [RINGFENCE] [N] [K] [POOL]  (default: build/ringfence, 200, 0, 4)
 #   as rftest: runuser -u rftest -- bash bench/serve-inflight.sh STAGE/ringfence N K
@@ -33,10 +35,17 @@ cd "$tmp/ws"
 mark=$((86400 + RANDOM % 400)) # a sleep length no one else uses (see thousand.sh)
 
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
-starts() { # LABEL
-    [ "$k" -gt 0 ] && python3 "$here/starts.py" "$1" "$k" "$rf" run --via "$sock" -- /bin/true
-    return 0
+cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$serve/stat"; } # the server's and its reaped sandboxes' user + system
+starts() { # LABEL: K starts in a row, timed, and the CPU per start
+    [ "$k" -gt 0 ] || return 0
+    local c0
+    c0=$(cpu_ticks)
+    python3 "$here/starts.py" "$1" "$k" "$rf" run --via "$sock" -- /bin/true
+    echo "  CPU per start in the server and its sandboxes (each one rebuilt too): $(( ($(cpu_ticks) - c0) * 1000000 \
+         / $(getconf CLK_TCK) / k )) us; the server has $(find "/proc/$serve/task" -mindepth 1 -maxdepth 1 | wc -l) threads," \
+         "$(wc -l <"/proc/$serve/maps") mappings"
 }
+dead() { local p d=0; for p in "$@"; do kill -0 "$p" 2>/dev/null || d=$((d + 1)); done; echo "$d"; }
 # N clients, until N sleeps of ours run (or a minute); sets clients=(pids).
 launch() {
     local t0 up
@@ -49,6 +58,7 @@ launch() {
     for _ in $(seq 600); do
         up=$(pgrep -xf "sleep $mark" | wc -l)
         [ "$up" -ge "$n" ] && break
+        [ $((up + $(dead "${clients[@]}"))) -ge "$n" ] && break # the rest failed
         sleep 0.1
     done
     echo "started: $up of $n sleeps running through serve after $(ms_since "$t0") ms (uid $(id -u)," \
@@ -86,8 +96,9 @@ starts "through serve, idle"
 cp "$tmp/state-serve" "$tmp/state-clients"
 launch
 starts "through serve, $n in flight"
-python3 "$here/leftovers.py" during "$tmp/state-clients" "${clients[@]}" $(sandboxes)
 inits=$(sandboxes)
+# shellcheck disable=SC2086 # the pids, one word each
+python3 "$here/leftovers.py" during "$tmp/state-clients" "${clients[@]}" $inits
 t=$(date +%s%N)
 kill -TERM "${clients[@]}" 2>/dev/null || true
 # shellcheck disable=SC2086 # the pids, one word each
@@ -102,9 +113,9 @@ python3 "$here/leftovers.py" during "$tmp/state-serve" "$serve" "${clients[@]}"
 t=$(date +%s%N)
 kill -TERM "$serve"
 echo "SIGTERM to serve: server, clients, sandboxes and sleeps gone after $(gone_after "$t" "$serve" "${clients[@]}")"
-codes=()
-for c in "${clients[@]}"; do wait "$c" && codes+=(0) || codes+=($?); done
-codes=$(printf '%s\n' "${codes[@]}" | sort | uniq -c | tr -s ' \n' ' ')
+statuses=()
+for c in "${clients[@]}"; do wait "$c" && statuses+=(0) || statuses+=($?); done
+codes=$(printf '%s\n' "${statuses[@]}" | sort | uniq -c | tr -s ' \n' ' ')
 wait "$serve" && rc=0 || rc=$?
 serve=
 echo "  server's exit status $rc; clients' exit statuses (count status): $codes; first messages:"
