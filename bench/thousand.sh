@@ -6,10 +6,14 @@
 # tree: the waiting `ringfence run`, the sandbox's init, the sleep; and the
 # kernel's own, from /proc/meminfo deltas: slab, kernel stacks, page
 # tables, per-CPU), then how long after SIGTERM to every `ringfence run`
-# the last process was gone, and what was left: mounts, cgroups,
-# namespaces, unix sockets, temporary files.
+# the last process was gone, and what was left (bench/leftovers.py: the
+# very namespaces and unix sockets the sandboxes had, their processes,
+# mounts, ringfence-* cgroups, new entries in /tmp, /dev/shm,
+# $XDG_RUNTIME_DIR and the instance root). With K > 0, also K
+# `ringfence run -- /bin/true` in a row, timed (bench/starts.py): on the
+# idle machine before, while the N live, and idle again after.
 #
-#   bench/thousand.sh [RINGFENCE] [N]     (default: build/ringfence, 1000)
+#   bench/thousand.sh [RINGFENCE] [N] [K]  (default: build/ringfence, 1000, 0)
 #   as rftest: runuser -u rftest -- bash bench/thousand.sh STAGE/ringfence N
 #   (a world-readable copy of the binary, as tests/run makes)
 #
@@ -18,6 +22,8 @@
 set -eu
 rf=$(readlink -f "${1:-$(dirname "$0")/../build/ringfence}")
 n=${2:-1000}
+k=${3:-0}
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/rf-thousand.XXXXXX)
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
@@ -32,17 +38,21 @@ meminfo() { # the kernel's share and the anonymous pages, in KiB, one line
     awk '/^(Slab|KernelStack|PageTables|Percpu|AnonPages|Shmem):/ {v[$1]=$2}
          END {print v["Slab:"], v["KernelStack:"], v["PageTables:"], v["Percpu:"], v["AnonPages:"], v["Shmem:"]}' /proc/meminfo
 }
-leftovers() { # mounts, our cgroups, namespaces (lsns), unix sockets, /tmp entries
-    local cg
-    cg=$(find /sys/fs/cgroup -maxdepth 7 -type d -name 'ringfence-*' 2>/dev/null | wc -l)
-    echo "$(wc -l </proc/self/mountinfo) $cg $(lsns -n 2>/dev/null | wc -l)" \
-         "$(wc -l </proc/net/unix) $(find /tmp -maxdepth 1 -user "$(id -u)" 2>/dev/null | wc -l)"
-}
 pss() { awk '/^Pss:/ {print $2}' "/proc/$1/smaps_rollup" 2>/dev/null || echo 0; }
 
+starts() { # LABEL: K starts in a row, timed
+    [ "$k" -gt 0 ] && python3 "$here/starts.py" "$1" "$k" "$rf" run -- /bin/true
+    return 0
+}
+
+"$rf" run -- /bin/true </dev/null >/dev/null 2>&1 || true # the instance root's caches
+starts "idle, before"
+dirs=(/tmp /dev/shm "$RINGFENCE_HOME/")
+[ -n "${XDG_RUNTIME_DIR:-}" ] && dirs+=("$XDG_RUNTIME_DIR")
+mkdir -p "$RINGFENCE_HOME"
 sync
+python3 "$here/leftovers.py" before "$tmp/state" "${dirs[@]}"
 before_mem=$(meminfo)
-before_left=$(leftovers)
 t0=$(date +%s%N)
 pids=()
 for _ in $(seq "$n"); do
@@ -88,6 +98,7 @@ for p in map(int, sys.argv[1:]):
 print(*tot)
 PY
 )
+python3 "$here/leftovers.py" during "$tmp/state" "${pids[@]}"
 read -r s0 k0 p0 c0 a0 h0 <<<"$before_mem"
 read -r s1 k1 p1 c1 a1 h1 <<<"$after_mem"
 awk -v n="$n" -v sp="$sum_parent" -v si="$sum_init" -v sc="$sum_cmd" \
@@ -99,6 +110,7 @@ awk -v n="$n" -v sp="$sum_parent" -v si="$sum_init" -v sc="$sum_cmd" \
            (sp + si + sc + ds + dk + dp + dc + dh) / n, (sp + si + sc + ds + dk + dp + dc + dh) / n / 1024, da / n
 }'
 
+starts "while $n live"
 t2=$(date +%s%N)
 kill -TERM "${pids[@]}" 2>/dev/null || true
 for _ in $(seq 200); do
@@ -110,5 +122,5 @@ t3=$(date +%s%N)
 gone=$(pgrep -xf "sleep $mark" | wc -l)
 echo "SIGTERM to all: every process gone after $(( (t3 - t2) / 1000000 )) ms ($gone sleeps left)"
 sleep 0.5
-after_left=$(leftovers)
-echo "left (mounts cgroups namespaces unix-sockets /tmp-entries): before $before_left, after $after_left"
+python3 "$here/leftovers.py" check "$tmp/state"
+starts "idle, after"

@@ -3,7 +3,8 @@
 # exactly one command and nothing of one command reaches the next (a file
 # in /tmp, a process left running); a request under another policy is
 # refused; only the serving uid may use the socket; killing the server
-# leaves nothing behind; 100 concurrent requests all succeed.
+# leaves nothing behind, and so does SIGTERM with commands in flight; 100
+# concurrent requests all succeed.
 . "$(dirname "$0")/common.bash"
 sock="$SCRATCH/pool.sock"
 
@@ -240,3 +241,85 @@ left=$(pgrep -f "ringfence serve --socket $sock" | wc -l)
 check "SIGKILL of the server: its ready sandboxes die with it" \
     sh -c "! ps -eo ppid=,comm= | awk '\$1 == $server' | grep -q ."
 check "no server process left" test "$left" = 0
+
+# SIGTERM to a server with commands in flight: each command is ended as
+# `ringfence run` ends its own on SIGTERM, its client gets that status, and
+# the server reaps every sandbox (in flight and ready) before it exits.
+# Watched from a subreaper: a sandbox left for the host's init to reap (a
+# zombie, holding its user and pid namespaces) would become ours.
+slp="28$$.5"
+stopped=$(python3 - "$RINGFENCE" "$SCRATCH/stop.sock" "$slp" <<'PY'
+import ctypes, os, signal, subprocess, sys, time
+rf, sock, slp = sys.argv[1:]
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+null = open(os.devnull, "r+b")
+
+def until(pred, seconds):
+    end = time.monotonic() + seconds
+    while not pred() and time.monotonic() < end:
+        time.sleep(0.05)
+    return pred()
+
+def sleeps():
+    n = 0
+    for p in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            n += open(f"/proc/{p}/cmdline", "rb").read() == f"sleep\0{slp}\0".encode()
+        except OSError:
+            pass
+    return n
+
+serve = subprocess.Popen([rf, "serve", "--socket", sock, "--pool-size", "2"], stdin=null, stdout=null, stderr=null)
+until(lambda: os.path.exists(sock), 10)
+clients = [subprocess.Popen([rf, "run", "--via", sock, "--", "sleep", slp], stdin=null, stdout=null, stderr=null)
+           for _ in range(3)]
+running = until(lambda: sleeps() == 3, 30)
+serve.send_signal(signal.SIGTERM)
+serve.wait(30)
+codes = sorted(c.wait(30) for c in clients)
+adopted = 0
+while True:  # its sandboxes, had it left them: zombies or alive, ours now
+    try:
+        pid, _ = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        break
+    if pid == 0:
+        kids = [k for t in os.listdir("/proc/self/task") for k in open(f"/proc/self/task/{t}/children").read().split()]
+        adopted += len(kids)
+        for k in kids:
+            os.kill(int(k), signal.SIGKILL)
+        os.waitpid(-1, 0)
+        continue
+    adopted += 1
+print(f"in-flight={running} serve={serve.returncode} clients={codes} adopted={adopted} sleeps={sleeps()} "
+      f"socket={os.path.exists(sock)}")
+PY
+)
+contains "control: three commands were in flight through a new server" "$stopped" "in-flight=True"
+contains "SIGTERM to the server: it exits 0" "$stopped" "serve=0 "
+contains "each client gets its command's status: ended by SIGTERM (143)" "$stopped" "clients=[143, 143, 143]"
+contains "the server reaped every sandbox: none is left to another process" "$stopped" "adopted=0 "
+contains "no sandboxed sleep is left" "$stopped" "sleeps=0 "
+contains "the socket file is removed" "$stopped" "socket=False"
+
+# Each command in flight holds a few descriptors in the server: it raises
+# its soft open-files limit to the hard one, so a user's usual soft limit
+# (1024; 64 here, for a small count) does not cap the commands in flight.
+slp="29$$.5"
+prlimit --nofile=64:4096 -- "$RINGFENCE" serve --socket "$SCRATCH/nofile.sock" --pool-size 2 \
+    >"$SCRATCH/nofile.log" 2>&1 &
+nofile_server=$!
+at_exit "kill $nofile_server 2>/dev/null"
+wait_until 10 test -S "$SCRATCH/nofile.sock"
+for i in $(seq 12); do
+    "$RINGFENCE" run --via "$SCRATCH/nofile.sock" -- sleep "$slp" </dev/null >/dev/null 2>>"$SCRATCH/nofile.err" &
+done
+count_sleeps() { pgrep -xf "sleep $slp" | wc -l; }
+wait_until 30 test "$(count_sleeps)" -ge 12
+check "12 commands in flight through a server started with a soft limit of 64 descriptors ($(count_sleeps))" \
+    test "$(count_sleeps)" = 12
+[ -s "$SCRATCH/nofile.err" ] && diag "$(sort "$SCRATCH/nofile.err" | uniq -c | head -3)"
+kill -TERM "$nofile_server"
+wait "$nofile_server" 2>/dev/null
+wait_until 10 test "$(count_sleeps)" = 0
+check "SIGTERM to that server: none of them is left" test "$(count_sleeps)" = 0

@@ -16,11 +16,15 @@
  * holder (docs/terminal.md). A request made under another policy (another
  * key) is refused, never run under the pool's. A client that goes away
  * has its sandbox hung up (SIGHUP to every process, as a closing terminal
- * does), and killed a second later. */
+ * does), and killed a second later. A server told to stop ends the
+ * commands in flight as `ringfence run` ends its own on SIGTERM (SIGTERM
+ * to every process, SIGKILL after the policy's kill_grace), answers their
+ * clients with the status, and reaps every sandbox before it returns. */
 #include "pool/pool.h"
 #include "pool/wire.h"
 #include "policy/policy.h"
 #include "backend/native/report.h"
+#include "limits/limits.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
 #include "util/error.h"
@@ -36,9 +40,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The policy's JSON, sorted and compact, without what may differ between
@@ -66,10 +72,15 @@ typedef struct served {
     unsigned refs; /* the server's own, and each request's */
 } served;
 
+typedef struct watch watch;
+
 typedef struct server {
     pthread_mutex_t lock;
+    pthread_cond_t ended; /* a connection's thread is done */
     served *current;
     unsigned active; /* connections being served */
+    bool stopping;
+    watch *running;  /* the commands in flight, to end them on stop */
 } server;
 
 typedef struct client {
@@ -101,11 +112,36 @@ static void reply(int conn, char kind, const char *text)
     free(buf);
 }
 
-typedef struct watch {
+struct watch {
     int conn;
     rf_proc *proc;
     atomic_bool done; /* the status is in: the connection's end is ours */
-} watch;
+    watch *next;      /* in server.running */
+};
+
+/* In flight: a stopping server ends it (and one that starts as the server
+ * stops is ended at once). */
+static void track(server *s, watch *w)
+{
+    pthread_mutex_lock(&s->lock);
+    w->next = s->running;
+    s->running = w;
+    if (s->stopping)
+        rf_proc_terminate(w->proc);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Before its proc is freed: the stopping server no longer reaches it. */
+static void untrack(server *s, watch *w)
+{
+    pthread_mutex_lock(&s->lock);
+    for (watch **p = &s->running; *p; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+}
 
 #define GONE_GRACE_MS 1000
 
@@ -191,6 +227,7 @@ static void run_request(server *s, int conn, const rf_pool_wire_request *wr, con
         return;
     }
     watch w = { .conn = conn, .proc = proc };
+    track(s, &w);
     pthread_t t;
     bool watching = pthread_create(&t, NULL, watch_main, &w) == 0;
     if (wr->tty.streams)
@@ -209,6 +246,7 @@ static void run_request(server *s, int conn, const rf_pool_wire_request *wr, con
     shutdown(conn, SHUT_RDWR); /* ends the watcher */
     if (watching)
         pthread_join(t, NULL);
+    untrack(s, &w);
     rf_proc_free(proc);
     served_put(s, sp);
 }
@@ -258,6 +296,7 @@ static void *client_main(void *arg)
     free(req);
     pthread_mutex_lock(&c->srv->lock);
     c->srv->active--;
+    pthread_cond_broadcast(&c->srv->ended);
     pthread_mutex_unlock(&c->srv->lock);
     free(c);
     return NULL;
@@ -340,6 +379,53 @@ static void start_client(server *s, int conn)
     pthread_attr_destroy(&attr);
 }
 
+/* How long a stopping server waits for its connections: past the
+ * commands' kill_grace (SIGKILL then), and a silent client's request
+ * timeout (10 s) is not worth waiting out. */
+#define STOP_WAIT_S 5
+
+/* End the commands in flight and wait until every connection is done: its
+ * client answered, its sandbox reaped (a sandbox left to exit with the
+ * server would be nobody's child: a zombie until the host's init reaps it,
+ * holding its user and pid namespaces). The last request frees the pool,
+ * and its ready sandboxes with it. True when all are done. */
+static bool stop_requests(server *s)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += STOP_WAIT_S;
+    pthread_mutex_lock(&s->lock);
+    s->stopping = true;
+    for (watch *w = s->running; w; w = w->next)
+        rf_proc_terminate(w->proc);
+    int rc = 0;
+    while (s->active && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&s->ended, &s->lock, &until);
+    bool idle = s->active == 0;
+    pthread_mutex_unlock(&s->lock);
+    return idle;
+}
+
+/* Each command in flight holds seven descriptors here (its connection, the
+ * three streams it sent, its sandbox's pidfd, report channel and wake-up
+ * eventfd): at a user's usual soft limit of 1024, requests past about 145
+ * at once failed (socketpair: EMFILE, or their streams dropped and the
+ * request read as malformed). The soft limit up to the hard one, capped
+ * as a sandbox caps its own (it sets its own before exec in any case:
+ * rf_limits_apply_rlimits), so the commands see no change. */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > RF_LIMITS_NOFILE_MAX ? RF_LIMITS_NOFILE_MAX
+                                                                                    : rl.rlim_max;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        rl.rlim_cur = want;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, const char *policy_key, size_t size,
                             rf_pool_reload_fn reload, void *ud, volatile int *stop, rf_error **err)
 {
@@ -352,7 +438,9 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
         free(s);
         return err && *err ? -1 : rf_error_set(err, ENOMEM, "serve");
     }
+    raise_nofile();
     pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->ended, NULL);
     first->refs = 1;
     s->current = first;
     int lfd = listen_on(socket_path, err);
@@ -372,12 +460,12 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
         close(lfd);
         unlink(socket_path);
     }
-    served_put(s, s->current); /* the idle sandboxes go now */
-    pthread_mutex_lock(&s->lock);
-    bool idle = s->active == 0;
-    pthread_mutex_unlock(&s->lock);
-    if (idle)
-        free(s); /* else requests still run: the process is about to exit with them */
+    served_put(s, s->current); /* the idle sandboxes go now, or with the last request */
+    bool idle = stop_requests(s);
+    if (idle) {
+        pthread_cond_destroy(&s->ended);
+        free(s);
+    } /* else a connection still runs: the process is about to exit with it */
     return lfd < 0 ? -1 : 0;
 }
 
