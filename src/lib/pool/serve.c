@@ -24,7 +24,6 @@
 #include "pool/wire.h"
 #include "policy/policy.h"
 #include "backend/native/report.h"
-#include "limits/limits.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
 #include "util/error.h"
@@ -40,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -406,26 +404,6 @@ static bool stop_requests(server *s)
     return idle;
 }
 
-/* Each command in flight holds seven descriptors here (its connection, the
- * three streams it sent, its sandbox's pidfd, report channel and wake-up
- * eventfd): at a user's usual soft limit of 1024, requests past about 145
- * at once failed (socketpair: EMFILE, or their streams dropped and the
- * request read as malformed). The soft limit up to the hard one, capped
- * as a sandbox caps its own (it sets its own before exec in any case:
- * rf_limits_apply_rlimits), so the commands see no change. */
-static void raise_nofile(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-        return;
-    rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > RF_LIMITS_NOFILE_MAX ? RF_LIMITS_NOFILE_MAX
-                                                                                    : rl.rlim_max;
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
-        rl.rlim_cur = want;
-        (void)setrlimit(RLIMIT_NOFILE, &rl);
-    }
-}
-
 RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, const char *policy_key, size_t size,
                             rf_pool_reload_fn reload, void *ud, volatile int *stop, rf_error **err)
 {
@@ -438,7 +416,6 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
         free(s);
         return err && *err ? -1 : rf_error_set(err, ENOMEM, "serve");
     }
-    raise_nofile();
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->ended, NULL);
     first->refs = 1;
