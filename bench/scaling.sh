@@ -6,7 +6,7 @@
 #     the same binds; rounds interleaved (bench/interleave.py), medians;
 #  2. with concurrent starts: 1, 10 and 100 `ringfence run -- /bin/true`
 #     started at once, and the same number of bubblewrap starts; wall time
-#     until all have ended, per start.
+#     until all have ended (every process each run started), per start.
 #
 #   bench/scaling.sh [BUILD_DIR] [RUNS]     (default: build, 60)
 #
@@ -36,19 +36,44 @@ python3 "$top/bench/interleave.py" --runs "$runs" --warmup 3 --base rf-0 "${args
 
 echo
 echo "2. concurrent starts: N at once, wall time until the last has ended"
-burst() { # burst N COMMAND...: seconds for N concurrent runs
-    local n=$1; shift
-    local t0 t1
-    t0=$(date +%s%N)
-    for _ in $(seq "$n"); do "$@" >/dev/null 2>&1 & done
-    wait
-    t1=$(date +%s%N)
-    echo $(( (t1 - t0) / 1000 ))
+burst() { # burst N COMMAND...: microseconds until N concurrent runs and all they started have ended
+    # A child subreaper starts them and reaps until nothing is left:
+    # bubblewrap's parent exits before its pid 1 has (it never reaps it), and
+    # a shell's `wait` would stop the clock while those still tear down.
+    python3 - "$@" <<'PY'
+import ctypes, os, sys, time
+n, argv = int(sys.argv[1]), sys.argv[2:]
+if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+    sys.exit("burst: prctl: %s" % os.strerror(ctypes.get_errno()))
+null = os.open(os.devnull, os.O_RDWR)
+fa = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
+t0 = time.perf_counter()
+pids = {os.posix_spawnp(argv[0], argv, os.environ, file_actions=fa) for _ in range(n)}
+failed = 0
+while True:
+    try:
+        pid, status = os.wait()
+    except ChildProcessError:
+        break
+    failed += pid in pids and status != 0
+t1 = time.perf_counter()
+if failed:
+    print("burst: %d of %d runs failed" % (failed, n), file=sys.stderr)
+print(int((t1 - t0) * 1e6))
+PY
 }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+bursts=${RF_BURSTS:-5} # rounds per N, ringfence and bubblewrap alternating; medians
+echo "($bursts rounds per N, medians)"
 printf "%-6s %16s %16s %12s\n" N "ringfence ms" "bwrap ms" "rf / bwrap"
 for n in 1 10 100; do
-    r=$(burst "$n" "$rf" run -- /bin/true)
-    # shellcheck disable=SC2086
-    b=$(burst "$n" $bwrap_base /bin/true)
+    rs="" bs=""
+    for _ in $(seq "$bursts"); do
+        rs+="$(burst "$n" "$rf" run -- /bin/true)"$'\n'
+        # shellcheck disable=SC2086
+        bs+="$(burst "$n" $bwrap_base /bin/true)"$'\n'
+    done
+    r=$(printf %s "$rs" | median)
+    b=$(printf %s "$bs" | median)
     awk -v n="$n" -v r="$r" -v b="$b" 'BEGIN { printf "%-6s %9.1f (%5.2f/start) %9.1f (%5.2f/start) %10.2fx\n", n, r / 1000, r / 1000 / n, b / 1000, b / 1000 / n, r / b }'
 done

@@ -4,7 +4,8 @@
 # floor probe (bench/floor.c: only clone + tmpfs root + /usr + pivot_root +
 # proc + exec), ringfence, the closest bubblewrap line (all namespaces, the
 # same kind of mounts) and firejail, rounds interleaved. Prints medians and
-# ratios.
+# ratios. CPU is the user and system time of each whole process tree
+# (interleave.py reaps what a tool leaves behind: bubblewrap's pid 1).
 #
 #   bench/startup.sh [BUILD_DIR] [RUNS]     (default: build, 200)
 #
@@ -40,9 +41,12 @@ base=floor; command -v bwrap >/dev/null && base=bwrap
 python3 "$top/bench/interleave.py" --runs "$runs" --warmup 10 --base "$base" --json "$out" "${cmds[@]}"
 python3 - "$out" <<'PY'
 import json, statistics, sys
-w = {k: statistics.median(v) for k, v in json.load(open(sys.argv[1]))["wall"].items()}
+r = json.load(open(sys.argv[1]))
+w = {k: statistics.median(v) for k, v in r["wall"].items()}
+c = {k: statistics.median(v) for k, v in r["cpu"].items()}
 print("ringfence overhead over bare exec: %.3f ms" % ((w["ringfence"] - w["bare"]) * 1e3))
 print("ringfence vs the floor probe: %.2fx (target <= 1.25x)" % (w["ringfence"] / w["floor"]))
 if "bwrap" in w:
     print("ringfence vs bubblewrap: %.2fx (target <= 0.75x)" % (w["ringfence"] / w["bwrap"]))
+    print("ringfence CPU vs bubblewrap's, whole trees: %.2fx (target <= 1.5x)" % (c["ringfence"] / c["bwrap"]))
 PY

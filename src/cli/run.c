@@ -3,8 +3,8 @@
 #include "cli.h"
 #include "options.h"
 
+#include "proc/proc.h"
 #include "util/cleanup.h"
-#include "util/stack.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 static rf_proc *volatile running;
+
+/* How long a command runs before ringfence gives its stack pages back. */
+#define RF_CLI_IDLE_S 0.1
 
 /* Forward what the user sends ringfence to the command (through the
  * sandbox's init). rf_proc_kill is one syscall: async-signal-safe. */
@@ -173,8 +176,9 @@ int rf_cli_execute(const rf_cli_opts *o, const rf_plan *plan)
     if (o->status_fd >= 0)
         dprintf(o->status_fd, "{\"child-pid\":%d}\n", (int)rf_proc_pid(proc));
     /* From here we only wait, maybe for days, maybe a thousand of us: the
-     * stack pages the policy, the plan and the start used go back. */
-    rf_stack_release_below();
+     * stack pages the policy, the plan and the start used go back once the
+     * command has run a while (a short one ends before that). */
+    rf_proc_release_stack_when_idle(proc, RF_CLI_IDLE_S);
     running = proc;
     install_forwarding();
     rf_status st;

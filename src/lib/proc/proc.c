@@ -9,6 +9,7 @@
 #include "tty/tty.h"
 #include "backend/backend.h"
 #include "util/error.h"
+#include "util/stack.h"
 #include "util/strv.h"
 
 #include <errno.h>
@@ -198,6 +199,22 @@ static int next_timeout_ms(rf_proc *p, double *grace_at)
     return -1;
 }
 
+void rf_proc_release_stack_when_idle(rf_proc *p, double after_s)
+{
+    p->release_stack_at = after_s;
+}
+
+/* The poll's timeout, shortened to the stack's release if that comes
+ * first (-1: none). */
+static int until_release(const rf_proc *p, int timeout_ms)
+{
+    if (p->release_stack_at <= 0)
+        return timeout_ms;
+    double left = p->release_stack_at - now_since(&p->started);
+    int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+    return timeout_ms < 0 || ms < timeout_ms ? ms : timeout_ms;
+}
+
 static void check_deadlines(rf_proc *p, double *grace_at)
 {
     double elapsed = now_since(&p->started);
@@ -284,7 +301,11 @@ int rf_proc_wait_raw(rf_proc *p, rf_proc_watch *watch, rf_error **err)
         };
         watch_pollfds(watch, pfd + W);
         rf_tty_pollfds(p->tty, pfd + T);
-        int n = poll(pfd, N, next_timeout_ms(p, &grace_at));
+        int n = poll(pfd, N, until_release(p, next_timeout_ms(p, &grace_at)));
+        if (p->release_stack_at > 0 && now_since(&p->started) >= p->release_stack_at) {
+            p->release_stack_at = 0;
+            rf_stack_release_below();
+        }
         if (n < 0 && errno != EINTR)
             return rf_error_set(err, errno, "wait for the sandbox");
         if (n > 0) {

@@ -50,6 +50,7 @@ struct rf_proc {
     int session_lock;   /* changes: overlay: the session's flock, held while the
                            sandbox lives (changes.h), or -1 */
     char *session;      /* ...its id, for the status record, or NULL */
+    double release_stack_at; /* > 0: seconds after the start (rf_proc_release_stack_when_idle) */
     bool tree_via_init; /* no pid namespace (landlock, none): killing init
                            alone would orphan the tree, so SIGKILL is a
                            message to init, which kills every descendant */
@@ -82,5 +83,12 @@ void rf_proc_watch_finish(rf_proc_watch *watch);
 int rf_proc_take_pty(rf_proc *p, int timeout_ms);
 /* rf_status_to_json's record as a JSON object (status.c). */
 json_t *rf_status_json(const rf_status *s);
+/* Once the sandbox has run after_s seconds, rf_proc_wait gives back the
+ * stack pages below its frame (rf_stack_release_below), as a caller that
+ * will only wait, maybe for days, wants; not at once: most commands have
+ * ended by then, and the /proc/self/maps read and the madvise were a
+ * tenth of a millisecond of a one-shot start. Only for the thread that
+ * started nothing that still lives below its frame (ringfence run). */
+void rf_proc_release_stack_when_idle(rf_proc *p, double after_s);
 /* rf_proc_wait, serving `watch` while it waits (status.c). */
 int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_error **err);

@@ -359,6 +359,6 @@ _Noreturn void rf_sandbox_child(rf_native_ctx *c)
         close(c->pty_slave); /* the command's alone: its end is the master's EOF */
     rf_init_serve_sockets(c->net_fd);
     rf_shed_release(c); /* a warm pool's: only c (on our stack) is read from here on */
-    rf_shed_stack();
+    rf_init_release_stack_when_idle();
     rf_init_run(cmd, c->sock, NULL);
 }

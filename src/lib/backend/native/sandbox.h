@@ -153,8 +153,9 @@ int rf_deferred_send(int sock, char *const argv[], char *const env[], const char
  * nothing of the caller's is read again) unmaps it. */
 void rf_shed_plan(rf_native_ctx *c);
 void rf_shed_release(const rf_native_ctx *c);
-/* Init, before it waits: the stack pages setup used below its frame are
- * given back (every sandbox, one-shot or pooled). */
+/* Init, once it has waited a while (rf_init_release_stack_when_idle): the
+ * stack pages setup used below its frame are given back (every sandbox,
+ * one-shot or pooled). */
 void rf_shed_stack(void);
 
 /* sandbox.c: the setup sequence; never returns. */
@@ -197,6 +198,11 @@ void rf_init_before_exec(void);
 /* Before rf_init_run: also answer socket requests on `chan` (native
  * backend, network: allowlist with --publish). */
 void rf_init_serve_sockets(int chan);
+/* Before rf_init_run: give the setup's stack pages back (rf_shed_stack)
+ * once init has waited RF_INIT_IDLE_MS with nothing to do, not at once: a
+ * short command has ended by then and its start paid nothing for it. */
+#define RF_INIT_IDLE_MS 100
+void rf_init_release_stack_when_idle(void);
 /* Before rf_init_run, with no command: a warm pool's sandbox. The first
  * message on the report channel is its command (rf_deferred_start). */
 void rf_init_await_command(void);

@@ -76,8 +76,9 @@ void rf_shed_release(const rf_native_ctx *c)
 
 /* Setup ran deep on this stack (mounts, the filter, Landlock, the command
  * process's stack in set_up's frame): tens of KiB that every idle
- * sandbox's init kept dirty while it only waits. Below our frame nothing
- * is live (init uses a signalfd: no handler runs on it). A copy of the
+ * sandbox's init kept dirty while it only waits. Called from init's wait
+ * once it has been idle a while; below our frame nothing is live (init
+ * uses a signalfd: no handler runs on it). A copy of the
  * caller's address space (clone3 without CLONE_VM): the caller's stack is
  * not affected. */
 void rf_shed_stack(void)
