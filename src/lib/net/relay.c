@@ -263,9 +263,10 @@ static int splice_chunk(rf_net_proxy *p, rf_net_relay *r, int d)
     half *h = &r->dir[d];
     if (h->pipe.fd[0] < 0 && take_pipe(p, h) < 0)
         return 2;
-    ssize_t n = splice(r->fd[d], NULL, h->pipe.fd[1], NULL, RF_NET_PIPE_SIZE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-    if (n < 0 && errno == EINTR)
-        return 1;
+    ssize_t n;
+    do
+        n = splice(r->fd[d], NULL, h->pipe.fd[1], NULL, RF_NET_PIPE_SIZE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    while (n < 0 && errno == EINTR);
     if (n < 0 && errno == EINVAL) {
         h->copy = true;
         give_pipe(p, h);
