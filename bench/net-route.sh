@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Credential routes (issue 28), measured against the same client talking
 # straight to the upstream from the host, in the same run:
-#  1. throughput: SIZE down and up (curl), through a route and directly;
+#  1. throughput: SIZE down and up (curl), through a route and directly
+#     (interleaved rounds, bench/interleave.py);
 #  2. added latency per request over keep-alive: N sequential POSTs on one
 #     connection (Python http.client), through a route and directly;
 #  3. supervisor memory per idle keep-alive route connection (C open, each
@@ -48,22 +49,13 @@ bytes=$((size_mb * 1024 * 1024))
 echo "bench: as uid $(id -u), kernel $(uname -r), $(nproc) CPUs, $(openssl version)"
 echo
 echo "1. throughput: ${size_mb} MiB down and up with curl"
-hyperfine -N --warmup 1 --runs 3 --export-json "$out" --output=null \
-    -n down-direct "$dcurl -o /dev/null $direct/v1/big?n=$bytes" \
-    -n down-route "$rf run ${route[*]} -- curl -sS -o /dev/null http://127.0.0.1:3128/route/b/v1/big?n=$bytes" \
-    -n up-direct "$dcurl -o /dev/null -X POST -H Expect: -T $top_tmp/up.bin $direct/v1/upload" \
-    -n up-route "$rf run ${route[*]} -- curl -sS -o /dev/null -X POST -T $top_tmp/up.bin http://127.0.0.1:3128/route/b/v1/upload" \
-    >"$top_tmp/hyperfine.log" 2>&1 || { cat "$top_tmp/hyperfine.log"; exit 1; }
-$PY - "$out" "$size_mb" <<'PY'
-import json, sys
-r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-mb = float(sys.argv[2])
-for d in ("down", "up"):
-    for w in ("direct", "route"):
-        m = r[f"{d}-{w}"]["median"]
-        print("   %-4s %-6s median %7.3f s  %8.0f MiB/s" % (d, w, m, mb / m))
-    print("   %s: route = %.2fx of direct" % (d, r[f"{d}-direct"]["median"] / r[f"{d}-route"]["median"]))
-PY
+TRANSFER_RUNS=3 transfer "$out" \
+    "down-direct=$dcurl -o /dev/null $direct/v1/big?n=$bytes" \
+    "down-route=$rf run ${route[*]} -- curl -sS -o /dev/null http://127.0.0.1:3128/route/b/v1/big?n=$bytes" \
+    "up-direct=$dcurl -o /dev/null -X POST -H Expect: -T $top_tmp/up.bin $direct/v1/upload" \
+    "up-route=$rf run ${route[*]} -- curl -sS -o /dev/null -X POST -T $top_tmp/up.bin http://127.0.0.1:3128/route/b/v1/upload"
+rates "$out" "$size_mb" down-direct down-route
+rates "$out" "$size_mb" up-direct up-route
 
 echo
 echo "2. added latency per request over keep-alive: $n POSTs on one connection"
@@ -101,19 +93,6 @@ for _ in range(int(sys.argv[1])):
     cs.append(c)
 print('held', len(cs), flush=True)
 time.sleep(4)"
-rss_of() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
-measure() {
-    local count=$1 pid peak=0 r
-    "$rf" run "${route[@]}" -- $PY -c "$hold" "$count" >"$top_tmp/hold.out" &
-    pid=$!
-    while kill -0 "$pid" 2>/dev/null; do
-        r=$(rss_of "$pid")
-        [ "${r:-0}" -gt "$peak" ] && peak=$r
-        sleep 0.1
-    done
-    wait "$pid" || true
-    echo "$peak"
-}
-one=$(measure 1)
-many=$(measure "$conns")
+one=$(peak_rss "$top_tmp/hold.out" "$rf" run "${route[@]}" -- $PY -c "$hold" 1)
+many=$(peak_rss "$top_tmp/hold.out" "$rf" run "${route[@]}" -- $PY -c "$hold" "$conns")
 echo "   1 connection: supervisor peak RSS $one KiB; $conns: $many KiB; $(( (many - one) / (conns - 1) )) KiB per idle connection"

@@ -51,19 +51,21 @@ static int wait_fd(hs *h, int fd, short events)
     }
 }
 
-/* Read more of the request into h->buf. 1: got some; 0: EOF, timeout, full. */
+/* Read more of the request into h->buf. 1: got some; 0: EOF, timeout,
+ * full. The socket is non-blocking: a request usually arrives with the
+ * connection, so reading comes first and waiting only if nothing came. */
 static int read_more(hs *h)
 {
-    if (h->len >= RF_NET_HEAD_MAX || !wait_fd(h, h->fd, POLLIN))
-        return 0;
-    ssize_t n;
-    do
-        n = recv(h->fd, h->buf + h->len, RF_NET_HEAD_MAX - h->len, 0);
-    while (n < 0 && errno == EINTR);
-    if (n <= 0)
-        return 0;
-    h->len += (size_t)n;
-    return 1;
+    while (h->len < RF_NET_HEAD_MAX) {
+        ssize_t n = recv(h->fd, h->buf + h->len, RF_NET_HEAD_MAX - h->len, 0);
+        if (n > 0) {
+            h->len += (size_t)n;
+            return 1;
+        }
+        if (n == 0 || (errno != EINTR && errno != EAGAIN) || (errno == EAGAIN && !wait_fd(h, h->fd, POLLIN)))
+            return 0;
+    }
+    return 0;
 }
 
 static void send_all(int fd, const void *data, size_t len)
@@ -218,13 +220,11 @@ static bool route_request(hs *h)
         return false;
     rf_net_proxy *p = h->p;
     pthread_mutex_lock(&p->lock);
-    p->handshakes--;
+    bool wake = p->handshakes-- >= RF_NET_MAX_HANDSHAKES;
     p->sessions++;
     pthread_mutex_unlock(&p->lock);
     h->routed = true;
-    rf_net_relay *wake = NULL;
-    ssize_t w = write(p->handoff[1], &wake, sizeof wake);
-    (void)w;
+    rf_net_wake_accept(p, wake);
     rf_net_route_serve(p, h->fd, &h->buf, h->len);
     pthread_mutex_lock(&p->lock);
     if (--p->sessions == 0)
@@ -381,14 +381,11 @@ void *rf_net_handshake_main(void *arg)
     }
     free(c);
     pthread_mutex_lock(&p->lock);
-    if (!routed)
-        p->handshakes--;
+    bool wake = !routed && p->handshakes-- >= RF_NET_MAX_HANDSHAKES;
     if (!handed)
         p->conns--; /* a relay gives its slot back when it closes */
     pthread_mutex_unlock(&p->lock);
-    rf_net_relay *wake = NULL; /* accepting may resume */
-    ssize_t w = write(p->handoff[1], &wake, sizeof wake);
-    (void)w; /* the loop is gone when stopping: nothing to wake */
+    rf_net_wake_accept(p, wake);
     rf_net_unref(p);
     return NULL;
 }

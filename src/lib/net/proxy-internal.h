@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The proxy's parts: proxy.c (threads, limits, the report), handshake.c
  * (one client's request, the verdict, the upstream connection), relay.c
- * (bytes both ways, in one epoll loop). */
+ * (bytes both ways, in one epoll loop: splice(2) through a pipe, or
+ * peek and send where splice is refused). */
 #pragma once
 #include "net/net.h"
 #include "net/route.h"
@@ -19,7 +20,10 @@
 #define RF_NET_MAX_DESTS 256        /* distinct destinations in the report */
 #define RF_NET_MAX_LOG_LINES 50     /* blocked lines on the log fd */
 #define RF_NET_MAX_PUBLISH 16
-#define RF_NET_RELAY_CHUNK (256 * 1024) /* one peek of the relay loop */
+#define RF_NET_RELAY_CHUNK (256 * 1024) /* one peek of the relay loop (no splice) */
+#define RF_NET_PIPE_SIZE (1024 * 1024)   /* a big relay pipe: fewer splices per MiB */
+#define RF_NET_BIG_PIPES 4    /* big ones per sandbox: they count in the user's pipe quota */
+#define RF_NET_SPARE_PIPES 8  /* empty relay pipes kept for the next chunk */
 #define RF_NET_SESSION_END_MS 2000  /* stopping: how long route connections get to end */
 
 typedef struct rf_net_dest {
@@ -30,6 +34,12 @@ typedef struct rf_net_dest {
 } rf_net_dest;
 
 typedef struct rf_net_relay rf_net_relay;
+
+/* A relay's pipe (relay.c). */
+typedef struct rf_net_pipe {
+    int fd[2]; /* -1: none */
+    bool big;  /* RF_NET_PIPE_SIZE, not the default */
+} rf_net_pipe;
 
 /* What an epoll event is about (epoll_event.data.ptr points to one). */
 typedef enum { RF_NET_TAG_STOP, RF_NET_TAG_HANDOFF, RF_NET_TAG_LISTENER, RF_NET_TAG_RELAY } rf_net_tag_kind;
@@ -78,6 +88,9 @@ struct rf_net_proxy {
     uint64_t published_total;
     rf_net_relay *relay_list; /* owned by the loop thread */
     char *chunk;              /* the loop thread's peek buffer */
+    rf_net_pipe spare[RF_NET_SPARE_PIPES]; /* the loop thread's empty pipes */
+    size_t n_spare;
+    unsigned n_big; /* big pipes open, spare or not */
 };
 
 /* handshake.c: a detached thread per accepted client. */
@@ -87,6 +100,10 @@ typedef struct rf_net_client {
     const rf_net_listener *via;
 } rf_net_client;
 void *rf_net_handshake_main(void *arg);
+/* A handshake ended: if it was one at the cap (`at_cap`), the loop may
+ * have paused accepting; wake it so that it resumes. Below the cap it
+ * never paused, and a wake per connection would cost a loop turn. */
+void rf_net_wake_accept(rf_net_proxy *p, bool at_cap);
 
 /* proxy.c: statistics and log, under the lock. Returns the dest index or
  * (size_t)-1 when the table is full. */
@@ -113,3 +130,5 @@ int rf_net_relay_add(rf_net_proxy *p, rf_net_relay *r);
  * tag, which a later event of the same epoll batch must not use. */
 bool rf_net_relay_event(rf_net_proxy *p, void *tag, uint32_t events, uintptr_t *other_tag);
 void rf_net_relay_sweep(rf_net_proxy *p, bool all);
+/* Close the spare pipes (the loop has stopped). */
+void rf_net_relay_pipes_free(rf_net_proxy *p);

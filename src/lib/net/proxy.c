@@ -114,6 +114,7 @@ static void proxy_destroy(rf_net_proxy *p)
         free(p->dests[i].host);
     free(p->dests);
     free(p->chunk);
+    rf_net_relay_pipes_free(p);
     rf_net_rules_clear(&p->rules);
     rf_route_table_clear(&p->routes);
     rf_net_ask_free(p->ask);
@@ -197,6 +198,14 @@ static void accept_clients(rf_net_proxy *p, rf_net_listener *l)
     }
 }
 
+void rf_net_wake_accept(rf_net_proxy *p, bool at_cap)
+{
+    rf_net_relay *wake = NULL;
+    if (at_cap && write(p->handoff[1], &wake, sizeof wake) < 0) {
+        /* the loop is gone when stopping: nothing to wake */
+    }
+}
+
 static void take_handoffs(rf_net_proxy *p)
 {
     rf_net_relay *r;
@@ -257,12 +266,13 @@ static int add_listener(rf_net_proxy *p, int fd, bool publish, uint16_t sandbox_
     return watch(p, fd, &l->tag);
 }
 
-/* Every relay holds two descriptors: make room for the cap if the hard
- * limit allows. */
+/* Every relay holds two sockets, and a pipe per direction while a
+ * receiver lags: make room for the cap if the hard limit allows (short
+ * of it, a relay copies instead of splicing). */
 static void raise_nofile(void)
 {
     struct rlimit rl;
-    rlim_t want = 4 * RF_NET_MAX_CONNS + 256;
+    rlim_t want = 6 * RF_NET_MAX_CONNS + 256;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
         rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
