@@ -31,7 +31,7 @@ listen() {
     rm -f "$SOCK"; : >"$LOG"
     $PY "$HERE/ask-listener.py" "$SOCK" "$LOG" "$@" >"$SCRATCH/listener.out" 2>&1 &
     LPID=$!
-    wait_until 10 grep -qs ready "$SCRATCH/listener.out" || fail "the listener starts"
+    wait_until 30 grep -qs ready "$SCRATCH/listener.out" || { fail "the listener starts"; diag "$(cat "$SCRATCH/listener.out")"; }
 }
 at_exit '[ -n "$LPID" ] && kill $LPID 2>/dev/null'
 ASK=(--ask "socket:$SOCK" --ask-timeout 30 --config "$SCRATCH/files.yaml" --status-json "$SCRATCH/status.json")

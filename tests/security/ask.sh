@@ -36,7 +36,10 @@ listen() { # RULES [--close]: (re)start the listener
     rm -f "$SOCK" "$LOG"; : >"$LOG"
     $PY "$HERE/ask-listener.py" "$SOCK" "$LOG" "$@" >"$SCRATCH/listener.out" 2>&1 &
     LPID=$!
-    wait_until 10 grep -qs ready "$SCRATCH/listener.out" || fail "the listener starts"
+    # A Python start on a loaded machine (ASan builds, a host matrix beside)
+    # can take seconds: wait long, and say why when it does not come up.
+    wait_until 30 grep -qs ready "$SCRATCH/listener.out" ||
+        { fail "the listener starts"; diag "$(cat "$SCRATCH/listener.out")"; }
 }
 at_exit '[ -n "$LPID" ] && kill $LPID 2>/dev/null'
 HOSTS=()
@@ -220,7 +223,7 @@ if is_root && id rftest >/dev/null 2>&1; then
     setpriv --reuid rftest --regid rftest --clear-groups $PY "$HERE/ask-listener.py" "$SOCK" "$LOG" "*=allow/run" \
         >"$SCRATCH/listener.out" 2>&1 &
     LPID=$!
-    wait_until 10 grep -qs ready "$SCRATCH/listener.out"
+    wait_until 30 grep -qs ready "$SCRATCH/listener.out"
     chmod 777 "$SOCK" 2>/dev/null
     expect_exit 22 "a listener of another uid is not asked (SO_PEERCRED)" \
         rf run "${ASK[@]}" -- curl -fsS "$(url a.ask.test)"
