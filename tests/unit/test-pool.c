@@ -227,6 +227,21 @@ int main(void)
 
     rf_pool_free(pool);
     ok(children() == 0, "after rf_pool_free no process of the pool is left");
+
+    /* rf_pool_free at once after a run: the pool's thread is then freeing
+     * the retired run with its lock dropped, and the stop asked meanwhile
+     * must not be lost (it was: the thread went back to wait for ever). A
+     * hang is the failure: the alarm ends the test. */
+    alarm(120);
+    bool ended = true;
+    for (int i = 0; i < 5 && ended; i++) {
+        rf_pool *quick = make_pool(&err);
+        ended = quick && run(quick, "true", out, sizeof out) == 0;
+        rf_pool_free(quick);
+    }
+    alarm(0);
+    ok(ended, "rf_pool_free right after a run ends (5 rounds)");
+    rf_error_free(err);
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", ws);
     if (system(cmd) != 0)

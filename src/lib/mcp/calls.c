@@ -7,7 +7,8 @@
  * A worker whose call is done waits for the next one, up to
  * RF_MCP_IDLE_WORKERS of them: handing a call to a waiting thread is a
  * wakeup (about 40 us on the 2-vCPU development VM), starting one is about
- * 90 us, on every call. */
+ * 90 us, on every call. The sandbox of a finished exec goes back to the
+ * warm pool's thread after the answer (rf_mcp_exec_release). */
 #include "mcp/mcp.h"
 
 #include <signal.h>
@@ -54,7 +55,7 @@ static void run_call(rf_mcp_server *s, rf_mcp_call *c)
     } else {
         rf_mcp_reply(s, c->batch, rf_mcp_response(c->id, result));
     }
-    rf_proc_free(c->finished);
+    rf_mcp_exec_release(s, c->finished);
     call_free(c);
 }
 
@@ -155,8 +156,11 @@ int rf_mcp_calls_start(rf_mcp_server *s, json_t *id, const rf_mcp_tool *tool, js
         else
             s->queue = c;
         s->queue_tail = c;
-        pthread_cond_signal(&s->work);
         pthread_mutex_unlock(&s->calls_lock);
+        /* After the unlock: a worker woken while we still held the lock
+         * would only block on it and need a second wake-up (seen in
+         * strace on every call: FUTEX_WAIT on calls_lock, then a WAKE). */
+        pthread_cond_signal(&s->work);
         return 0;
     }
     s->n_workers++;

@@ -196,13 +196,19 @@ static rf_proc *start(rf_mcp_server *s, const rf_plan *plan, char *const *argv, 
     return rf_pool_start(s->pool, &req, NULL, err);
 }
 
-/* The command's stdin: the stdin argument in a pipe, written whole now
- * and closed, so the reader sees its end; /dev/null without one (and no
- * tty). Never blocks: what the pipe cannot hold is refused. */
+void rf_mcp_exec_release(rf_mcp_server *s, rf_proc *proc)
+{
+    if (s->pool)
+        rf_pool_retire(s->pool, proc);
+    else
+        rf_proc_free(proc);
+}
+
+/* The command's stdin when the call gives one (or a tty): the stdin
+ * argument in a pipe, written whole now and closed, so the reader sees its
+ * end. Never blocks: what the pipe cannot hold is refused. */
 static int make_stdin(const exec_input *in, rf_error **err)
 {
-    if (!in->stdin && !in->tty)
-        return open("/dev/null", O_RDONLY | O_CLOEXEC);
     int p[2];
     if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
         return rf_error_set(err, errno, "exec: stdin: create a pipe");
@@ -262,8 +268,10 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
                         const exec_input *in, double timeout, rf_mcp_exec_io *io, rf_status *st, rf_error **err)
 {
     int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
-    _cleanup_close_ int input = make_stdin(in, err);
-    if (input < 0)
+    /* Without one, the server's /dev/null: opened once, not on every call. */
+    bool own_input = in->stdin || in->tty;
+    _cleanup_close_ int input = own_input ? make_stdin(in, err) : -1;
+    if (own_input && input < 0)
         return -1;
     if (in->tty) /* no pipes: the relay hands the pty's output to tty_output */
         return run_tty(s, call, plan, input, io, st, err);
@@ -271,27 +279,32 @@ static int run_captured(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan
         close_pair(out);
         return rf_error_set(err, errno, "exec: create pipes");
     }
-    rf_stdio stdio = { input, out[1], errp[1] };
+    rf_stdio stdio = { own_input ? input : s->devnull, out[1], errp[1] };
     rf_proc *proc = start(s, plan, argv, timeout, &stdio, err);
-    /* Our copies of the write ends go now, or the reader never sees EOF. */
-    close(out[1]);
-    close(errp[1]);
     rf_mcp_capture *caps = io->caps;
     caps[0].fd = out[0];
     caps[1].fd = errp[0];
     if (!proc) {
-        close(out[0]);
-        close(errp[0]);
+        close_pair(out);
+        close_pair(errp);
         return -1;
     }
     rf_mcp_call_attach(call, proc);
     /* This thread reads the pipes while it waits: a full pipe never
-     * blocks the command, and no second thread is started per call. */
+     * blocks the command, and no second thread is started per call. Our
+     * copies of the write ends stay open until the status is in: the
+     * pipes then never hang up during the wait, and the command's exit
+     * wakes this thread once (init's status), not twice (the hang-up,
+     * then the status) while init still needs a CPU to report. */
     rf_proc_watch watch = { .fd = { caps[0].fd, caps[1].fd }, .ready = pipe_ready, .ud = io };
     int rc = rf_proc_wait_watching(proc, &watch, st, err);
     rf_mcp_call_detach(call);
     call->finished = proc; /* freed once the answer is out (calls.c) */
-    rf_proc_watch_finish(&watch); /* what is left in the pipes */
+    /* The tree is gone (init reports only then): with ours closed, the
+     * pipes end once what is left in them is read. */
+    close(out[1]);
+    close(errp[1]);
+    rf_proc_watch_finish(&watch);
     return rc;
 }
 
@@ -312,7 +325,7 @@ static int run_command(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan,
         bool nothing_ran = call->finished && call->finished->exec_errno && !io->caps[0].len && !io->caps[1].len;
         if (rc < 0 || !nothing_ran)
             return rc;
-        rf_proc_free(call->finished);
+        rf_mcp_exec_release(s, call->finished);
         call->finished = NULL;
         rf_status_clear(st);
         memset(st, 0, sizeof *st);
@@ -323,10 +336,12 @@ static int run_command(rf_mcp_server *s, rf_mcp_call *call, const rf_plan *plan,
 
 /* "[network: refused a.example:443 (not in allow_domains), ...]\n" from
  * the status record, so the agent can tell its user which host the
- * command needed (malloc'd; "" when nothing was refused). */
+ * command needed (malloc'd; "" or NULL when nothing was refused). */
 static char *refused_hosts(const rf_status *st)
 {
-    json_t *net = st->network_json ? json_loads(st->network_json, 0, NULL) : NULL;
+    if (!st->network_json) /* no proxy: nothing to say (and no stream to open) */
+        return NULL;
+    json_t *net = json_loads(st->network_json, 0, NULL);
     json_t *list = json_object_get(net, "blocked_destinations");
     char *text = NULL;
     size_t len = 0, i;

@@ -118,6 +118,7 @@ struct rf_mcp_server {
      * asks. Read and written atomically (workers log). */
     int client_log_level;
     struct rf_pool *pool; /* exec's warm pool, or NULL (build each sandbox on demand) */
+    int devnull;          /* /dev/null, read-only: the stdin of every exec without one */
     /* elicit.c: the client declared `elicitation`; questions in flight. */
     bool client_elicits;
     pthread_mutex_t ask_lock;
@@ -239,4 +240,8 @@ typedef struct rf_mcp_exec_io {
 void rf_mcp_progress_flush(rf_mcp_exec_io *io, rf_mcp_capture *c, bool final);
 
 json_t *rf_mcp_tool_exec(rf_mcp_server *s, rf_mcp_call *call, json_t *args);
+/* A call's finished sandbox (NULL ignored), once its answer is out: to
+ * the warm pool's thread, which frees it and then builds the next one;
+ * freed here without a pool. */
+void rf_mcp_exec_release(rf_mcp_server *s, rf_proc *proc);
 json_t *rf_mcp_exec_output_schema(void);

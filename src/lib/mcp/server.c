@@ -9,6 +9,7 @@
 #include "util/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,6 +431,7 @@ static rf_mcp_server *server_alloc(const rf_mcp_options *opts)
     pthread_mutex_init(&s->ask_lock, NULL);
     pthread_cond_init(&s->ask_answered, NULL);
     s->out_fd = -1;
+    s->devnull = -1;
     s->client_log_level = -1;
     s->write = write_fd;
     s->write_ud = s;
@@ -458,6 +460,12 @@ RF_EXPORT rf_mcp_server *rf_mcp_server_new(const rf_policy *policy, const rf_mcp
         return NULL;
     }
     s->policy = policy;
+    s->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (s->devnull < 0) {
+        rf_error_set(err, errno, "mcp server: open /dev/null");
+        rf_mcp_server_free(s);
+        return NULL;
+    }
     /* The guard judges paths from where exec's commands start. */
     s->guard = rf_guard_new_for_shell(policy, err);
     if (s->guard)
@@ -535,6 +543,8 @@ RF_EXPORT void rf_mcp_server_free(rf_mcp_server *s)
         return;
     rf_mcp_calls_drain(s);
     rf_pool_free(s->pool);
+    if (s->devnull >= 0)
+        close(s->devnull);
     rf_guard_free(s->guard);
     rf_fs_close(s->fs);
     pthread_mutex_destroy(&s->fs_lock);

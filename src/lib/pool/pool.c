@@ -69,6 +69,9 @@ static void *filler_main(void *arg)
     pthread_mutex_lock(&p->lock);
     while (!p->stopping) {
         free_retired_locked(p);
+        /* It dropped the lock: a stop asked meanwhile woke nobody. */
+        if (p->stopping)
+            break;
         if (p->n_idle >= p->size) {
             pthread_cond_wait(&p->wake, &p->lock);
             continue;
@@ -306,8 +309,10 @@ rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, const struct wins
 
 /* Hand a finished run to the filler (see the top); freed here when the
  * list cannot grow or the filler is not there to do it. */
-static void retire(rf_pool *p, rf_proc *proc)
+void rf_pool_retire(rf_pool *p, rf_proc *proc)
 {
+    if (!proc)
+        return;
     pthread_mutex_lock(&p->lock);
     if (p->filler_started && !p->stopping && p->n_retired == p->cap_retired) {
         size_t cap = p->cap_retired ? p->cap_retired * 2 : 8;
@@ -335,7 +340,7 @@ RF_EXPORT int rf_pool_run(rf_pool *p, const rf_pool_request *req, rf_status *out
         return -1;
     int rc = rf_proc_wait(proc, out, err);
     if (rc == 0 && proc->have_exit)
-        retire(p, proc); /* the tree is gone: only init's exit is left */
+        rf_pool_retire(p, proc); /* the tree is gone: only init's exit is left */
     else
         rf_proc_free(proc);
     return rc;

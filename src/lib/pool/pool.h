@@ -14,3 +14,7 @@
  * of window size *hold, its master kept for rf_proc_take_pty (serve.c
  * passes it on to its client, who relays). */
 rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, const struct winsize *hold, rf_error **err);
+/* A finished run (or any rf_proc, NULL ignored) for the pool's thread
+ * to free: it kills and reaps init and removes the cgroup, then refills.
+ * Frees it here when the pool is stopping. */
+void rf_pool_retire(rf_pool *p, rf_proc *proc);
