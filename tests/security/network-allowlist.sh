@@ -259,14 +259,22 @@ at_exit "kill $pub_pid 2>/dev/null"
 if wait_until 15 curl -fsS -o /dev/null "http://127.0.0.1:$pub_port/" 2>/dev/null; then
     OUT=$(curl -fsS "http://127.0.0.1:$pub_port/")
     contains "--publish: the server inside is reachable from the host" "$OUT" "inside-$TOKEN"
-    # Every listening socket on the port, from /proc/net/tcp{,6}: once, ss's
-    # netlink dump came back empty on a loaded CI machine; a few tries.
-    for _ in 1 2 3; do
+    # Every listening socket on the port, from /proc/net/tcp{,6}. Twice in
+    # CI (bwrap battery, loaded machine) ss and then this came back empty
+    # right after curl had reached the port: tries for 10 s, and what is
+    # there is shown if it stays empty.
+    for _ in $(seq 20); do
         listen=$(listeners_on "$pub_port")
         [ -n "$listen" ] && break
         sleep 0.5
     done
     check "--publish: bound to 127.0.0.1 only ($listen)" test "$listen" = "127.0.0.1:$pub_port"
+    [ "$listen" = "127.0.0.1:$pub_port" ] ||
+        diag "sandbox alive: $(kill -0 "$pub_pid" 2>/dev/null && echo yes || echo no)" \
+            "curl now: $(curl -sS --max-time 3 "http://127.0.0.1:$pub_port/" 2>&1)" \
+            "ss: $(ss -tanpH "sport = :$pub_port" 2>&1 | head -5)" "log: $(cat "$SCRATCH/pub.log")" \
+            "ringfence's sockets: $(ls -l /proc/"$pub_pid"/fd 2>&1 | grep -c socket)" \
+            "its netns: $(readlink /proc/"$pub_pid"/ns/net) ours: $(readlink /proc/self/ns/net)"
     if [ -n "$host_ip" ]; then
         check "--publish: not reachable on the host's other address" \
             sh -c "! curl -fsS --max-time 3 -o /dev/null http://$host_ip:$pub_port/ 2>/dev/null"
