@@ -61,6 +61,27 @@ host_ok() {
 
 # wait_until SECONDS COMMAND...: true once COMMAND is; a deadline in time,
 # not a count of tries, so a slow COMMAND (podman ps) cannot stretch it.
+# free_port: a TCP port free on the host's loopback, below the ephemeral
+# range (a random port inside it can be some connection's local port, and
+# --publish of it then fails with EADDRINUSE).
+free_port() {
+    python3 - <<'PYEOF'
+import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(200):
+    port = random.randrange(10000, max(low, 10001))
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(port)
+    break
+PYEOF
+}
+
 wait_until() {
     local deadline=$((SECONDS + $1)); shift
     while :; do

@@ -54,7 +54,7 @@ contains "the refusal names the tool and the fix" "$ERR" "podman is not installe
 if is_root; then
     mkdir -p "$SCRATCH/www"
     echo "allowed-$TOKEN" >"$SCRATCH/www/hello"
-    port=$((20000 + RANDOM % 20000))
+    port=$(free_port)
     /usr/bin/python3 -m http.server "$port" --bind 127.0.0.1 --directory "$SCRATCH/www" >/dev/null 2>&1 &
     at_exit "kill $! 2>/dev/null"
     wait_until 10 curl -fsS -o /dev/null "http://127.0.0.1:$port/hello" 2>/dev/null

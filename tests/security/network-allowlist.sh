@@ -246,7 +246,7 @@ for name, fam in (('/proc/net/tcp', socket.AF_INET), ('/proc/net/tcp6', socket.A
 print(' '.join(sorted(out)))
 PYEOF
 }
-pub_port=$((20000 + RANDOM % 20000))
+pub_port=$(free_port)
 "$RINGFENCE" run --publish "$pub_port:8000" -- $PY -c "
 import http.server, socketserver
 class H(http.server.BaseHTTPRequestHandler):
