@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
 #include <fcntl.h>
+#endif
 
 static int tap_n, tap_failed;
 
@@ -44,6 +46,7 @@ static inline int tap_ok(int cond, const char *file, int line, const char *desc)
             printf("#   \"%s\"\n#   does not contain \"%s\"\n", _g ? _g : "(null)", _n); \
     } while (0)
 
+#ifndef _WIN32
 /* How many descriptors are open (below 1024): a test takes it before and
  * after a call to show that the call leaks none. fcntl rather than
  * /proc/self/fd so it works in a namespace without /proc. */
@@ -54,6 +57,7 @@ static inline int tap_count_fds(void)
         n += fcntl(fd, F_GETFD) >= 0;
     return n;
 }
+#endif
 
 static inline int done_testing(void)
 {
