@@ -4,13 +4,14 @@
 #include "cli.h"
 #include "options.h"
 
+#include "limits/limits.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -122,29 +123,6 @@ static void watch_files(watch *w, rf_cli_opts *o, const rf_policy *policy)
     changed(w); /* the starting point */
 }
 
-#define NOFILE_MAX 65536 /* as a sandbox caps its own (RF_LIMITS_NOFILE_MAX) */
-
-/* Each command in flight holds seven descriptors in the server
- * (rf_pool_serve: its connection, the three streams it sent, its sandbox's
- * pidfd, report channel and wake-up eventfd): at a user's usual soft limit
- * of 1024, requests past about 145 at once failed (socketpair: EMFILE, or
- * their streams dropped and the request read as malformed). So `serve`
- * raises its soft limit to the hard one, capped as a sandbox caps its own;
- * each sandbox sets its own before exec (rf_limits_apply_rlimits), so the
- * commands see no change. Here, not in the library: a library caller may
- * still use select(), which cannot take descriptors past 1024. */
-static void raise_nofile(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-        return;
-    rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > NOFILE_MAX ? NOFILE_MAX : rl.rlim_max;
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
-        rl.rlim_cur = want;
-        (void)setrlimit(RLIMIT_NOFILE, &rl);
-    }
-}
-
 int rf_cli_serve(int argc, char **argv)
 {
     rf_cli_opts o;
@@ -171,7 +149,16 @@ int rf_cli_serve(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    raise_nofile();
+    /* Each command in flight holds seven descriptors in the server
+     * (rf_pool_serve: its connection, the three streams it sent, its sandbox's
+     * pidfd, report channel and wake-up eventfd): at a user's usual soft limit
+     * of 1024, requests past about 145 at once failed (socketpair: EMFILE, or
+     * their streams dropped and the request read as malformed). So `serve`
+     * raises its soft limit to the hard one, capped as a sandbox caps its own;
+     * each sandbox sets its own before exec (rf_limits_apply_rlimits), so the
+     * commands see no change. Here, not in the library: a library caller may
+     * still use select(), which cannot take descriptors past 1024. */
+    (void)rf_limits_raise_nofile(RF_LIMITS_NOFILE_MAX);
     fprintf(stderr, "ringfence: serve: %zu sandboxes ready on %s\n", o.pool_size ? o.pool_size : 4, o.socket);
     rf_error *err = NULL;
     if (rf_pool_serve(o.socket, policy, w.key, o.pool_size ? o.pool_size : 4, reload, &w, &stopping, &err) < 0) {

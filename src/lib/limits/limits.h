@@ -6,9 +6,16 @@
 #include "ringfence.h"
 #include "policy/policy.h"
 
+#include <sys/resource.h>
+
 /* The open-files soft limit the sandbox gets: the hard limit, but at most
  * this (programs that close every fd up to the limit stay fast). */
 #define RF_LIMITS_NOFILE_MAX 65536
+
+/* A process of ours that holds many descriptors (the proxy, `serve`):
+ * raise its own soft open-files limit to `want`, or to the hard limit if
+ * that is lower. Never lowers it. 0 or -errno. */
+int rf_limits_raise_nofile(rlim_t want);
 
 /* Apply in the child before exec; async-signal-safe (no allocation, no
  * locks), so it may run after fork() in a multithreaded caller.

@@ -13,6 +13,19 @@ uint64_t rf_limits_cpu_seconds(const rf_limits *l)
     return whole < s ? whole + 1 : whole < 1 ? 1 : whole;
 }
 
+int rf_limits_raise_nofile(rlim_t want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return -errno;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+        want = rl.rlim_max;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return 0;
+    rl.rlim_cur = want;
+    return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? -errno : 0;
+}
+
 /* Lower a limit to at most soft/hard; never raises the hard limit, so it
  * needs no privilege. A limit already stricter than asked stays. */
 static int lower(int resource, rlim_t soft, rlim_t hard)

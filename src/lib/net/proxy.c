@@ -5,6 +5,7 @@
  * every connection; the statistics behind the status JSON's "network"
  * object; the log of blocked attempts. */
 #include "net/proxy-internal.h"
+#include "limits/limits.h"
 #include "backend/native/report.h"
 #include "util/error.h"
 
@@ -18,7 +19,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -266,19 +266,6 @@ static int add_listener(rf_net_proxy *p, int fd, bool publish, uint16_t sandbox_
     return watch(p, fd, &l->tag);
 }
 
-/* Every relay holds two sockets, and a pipe per direction while a
- * receiver lags: make room for the cap if the hard limit allows (short
- * of it, a relay copies instead of splicing). */
-static void raise_nofile(void)
-{
-    struct rlimit rl;
-    rlim_t want = 6 * RF_NET_MAX_CONNS + 256;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
-        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
-}
-
 static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_ask_fn ask_fn, void *ask_data,
                                rf_error **err)
 {
@@ -344,7 +331,10 @@ rf_net_proxy *rf_net_proxy_start(const rf_net_policy *policy, int listen_fd, int
         proxy_destroy(p);
         return NULL;
     }
-    raise_nofile();
+    /* Every relay holds two sockets, and a pipe per direction while a
+     * receiver lags: room for the cap if the hard limit allows (short of
+     * it, a relay copies instead of splicing). */
+    (void)rf_limits_raise_nofile(6 * RF_NET_MAX_CONNS + 256);
     return p;
 }
 
