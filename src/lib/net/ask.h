@@ -90,3 +90,7 @@ char *rf_ask_always_path(void);
  * its pid as the caller sees it (a seccomp notification's). */
 int rf_ask_who_of_connection(int fd, rf_ask_who *out);
 int rf_ask_who_of_pid(pid_t host_pid, rf_ask_who *out);
+/* src as a terminal may show it: printable ASCII; anything else (escape
+ * sequences a command could hide in a path or its name, C1 controls some
+ * terminals take as CSI) becomes '?'; cut to size. */
+void rf_ask_printable(char *dst, size_t size, const char *src);

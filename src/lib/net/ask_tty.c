@@ -24,17 +24,6 @@ static int ms_until(const struct timespec *deadline)
     return ms < 0 ? 0 : ms > 3600000 ? 3600000 : (int)ms;
 }
 
-/* src as the terminal may show it: printable ASCII; anything else (escape
- * sequences a command could hide in a path, C1 controls some terminals
- * take as CSI) becomes '?'; cut to size. */
-static void shown(char *dst, size_t size, const char *src)
-{
-    size_t i = 0;
-    for (; src[i] && i + 1 < size; i++)
-        dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
-    dst[i] = '\0';
-}
-
 static void say(int fd, const char *text)
 {
     (void)!write(fd, text, strlen(text));
@@ -95,8 +84,8 @@ int rf_ask_tty_ask(const rf_ask_question *q, int stop_fd, const struct timespec 
     /* Keys typed before the question are not its answer. */
     (void)tcflush(fd, TCIFLUSH);
     char text[2048], what[640], command[416], who[96];
-    shown(what, sizeof what, q->host); /* a name or a path the command chose */
-    shown(command, sizeof command, q->command ? q->command : "?");
+    rf_ask_printable(what, sizeof what, q->host); /* a name or a path the command chose */
+    rf_ask_printable(command, sizeof command, q->command ? q->command : "?");
     if (q->who) /* its name is printable already (ask_who.c) */
         snprintf(who, sizeof who, "%s (pid %ld in the sandbox)", q->who->name, q->who->pid);
     else

@@ -43,11 +43,10 @@ static int read_small(const char *path, char *buf, size_t size)
     return 0;
 }
 
-/* comm, as printable ASCII: anything else becomes '?'. */
-static void copy_name(char *dst, size_t size, const char *src)
+void rf_ask_printable(char *dst, size_t size, const char *src)
 {
     size_t i = 0;
-    for (; src[i] && src[i] != '\n' && i + 1 < size; i++)
+    for (; src[i] && i + 1 < size; i++)
         dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
     dst[i] = '\0';
 }
@@ -58,7 +57,8 @@ int rf_ask_who_of_pid(pid_t host_pid, rf_ask_who *out)
     snprintf(path, sizeof path, "/proc/%d/comm", (int)host_pid);
     if (read_small(path, buf, sizeof buf) < 0)
         return -1;
-    copy_name(out->name, sizeof out->name, buf);
+    buf[strcspn(buf, "\n")] = '\0';
+    rf_ask_printable(out->name, sizeof out->name, buf);
     out->pid = host_pid;
     /* NSpid: the pid in each namespace, the innermost last. */
     snprintf(path, sizeof path, "/proc/%d/status", (int)host_pid);
