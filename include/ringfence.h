@@ -579,8 +579,10 @@ RF_EXPORT void rf_pool_free(rf_pool *pool);
 /* Serve a pool on a unix socket (0600; only the serving uid may connect),
  * until *stop becomes true or a fatal error. `policy_key` is what clients
  * must present: a request made under another policy is refused.
- * reload(ud) is called about once a second; when it returns a new key and
- * policy, the pool is rebuilt with them (a config file was edited). */
+ * reload(ud) is called about once a second, and before a request whose key
+ * differs from the pool's is refused; when it returns a new key and policy,
+ * the pool is rebuilt with them (a config file was edited). It is never
+ * called from two threads at once. */
 typedef int (*rf_pool_reload_fn)(void *ud, char **new_key, rf_policy **new_policy);
 RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, const char *policy_key, size_t size,
                             rf_pool_reload_fn reload, void *ud, volatile int *stop, rf_error **err);

@@ -113,10 +113,13 @@ call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name"
 # A coprocess: each request is sent once the answer before it is in, so
 # the calls run one after the other (they would run concurrently).
 coproc MCP { rf mcp --changes overlay 2>"$SCRATCH/mcp.err"; }
+# bash unsets MCP_PID and MCP once it reaps the coprocess, which may be
+# before the `wait` below: keep copies.
+mcp_pid=$MCP_PID mcp_in=${MCP[1]} mcp_out=${MCP[0]}
 ask() { # ID REQUEST: send, then read lines until the answer to ID
     local line
-    printf '%s\n' "$2" >&"${MCP[1]}"
-    while IFS= read -r -t 60 line <&"${MCP[0]}"; do
+    printf '%s\n' "$2" >&"$mcp_in"
+    while IFS= read -r -t 60 line <&"$mcp_out"; do
         echo "$line" >>"$SCRATCH/mcp.out"
         case $line in *"\"id\":$1,"*) return 0 ;; esac
     done
@@ -124,13 +127,13 @@ ask() { # ID REQUEST: send, then read lines until the answer to ID
 }
 : >"$SCRATCH/mcp.out"
 ask 1 "$init"
-printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&"${MCP[1]}"
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&"$mcp_in"
 ask 2 '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
 ask 3 "$(call 3 exec '{"command":"echo changed > mcp.txt"}')"
 ask 4 "$(call 4 exec '{"command":"cat mcp.txt; echo two > mcp2.txt"}')"
 ask 5 "$(call 5 changes_diff '{}')"
-exec {MCP[1]}>&-
-wait "$MCP_PID" 2>/dev/null
+exec {mcp_in}>&-
+wait "$mcp_pid" 2>/dev/null || true
 tools=$(jq -r 'select(.id==2) | [.result.tools[].name] | join(" ")' "$SCRATCH/mcp.out")
 check "mcp overlay: exec and changes_diff offered, no file tools" test "$tools" = "exec changes_diff"
 contains "mcp: the second call sees the first's change" "$(jq -r 'select(.id==4) | .result.content[0].text' "$SCRATCH/mcp.out")" changed

@@ -186,7 +186,13 @@ sleep 2.5
 expect_exit 0 "after an edit of the workspace configuration, requests with it are served" \
     rf run --via "$sock" -- true
 contains "the server said it rebuilt" "$(cat "$SCRATCH/serve.log")" "rebuilding"
+# A request made right after an edit, before the server's periodic check:
+# its key is the new configuration's, which the server checks for then.
+echo '{"limits": {"pids": 78}}' >"$WS/.ringfence.json"
+expect_exit 0 "a request right after an edit is served, not refused for the server's lag" \
+    rf run --via "$sock" -- true
 rm -f "$WS/.ringfence.json"
+expect_exit 0 "a request right after the file's removal is served" rf run --via "$sock" -- true
 
 # A ready sandbox's init is a copy of the server: once built, it gives the
 # server's memory back (backend/native/shed.c). Neither the server's
@@ -269,9 +275,10 @@ def sleeps():
             pass
     return n
 
-serve = subprocess.Popen([rf, "serve", "--socket", sock, "--pool-size", "2"], stdin=null, stdout=null, stderr=null)
-until(lambda: os.path.exists(sock), 10)
-clients = [subprocess.Popen([rf, "run", "--via", sock, "--", "sleep", slp], stdin=null, stdout=null, stderr=null)
+log = open(sock + ".log", "w+b")
+serve = subprocess.Popen([rf, "serve", "--socket", sock, "--pool-size", "2"], stdin=null, stdout=log, stderr=log)
+until(lambda: os.path.exists(sock), 30)
+clients = [subprocess.Popen([rf, "run", "--via", sock, "--", "sleep", slp], stdin=null, stdout=log, stderr=log)
            for _ in range(3)]
 running = until(lambda: sleeps() == 3, 30)
 serve.send_signal(signal.SIGTERM)
@@ -293,8 +300,13 @@ while True:  # its sandboxes, had it left them: zombies or alive, ours now
     adopted += 1
 print(f"in-flight={running} serve={serve.returncode} clients={codes} adopted={adopted} sleeps={sleeps()} "
       f"socket={os.path.exists(sock)}")
+log.seek(0)
+for line in log.read().decode(errors="replace").splitlines()[:8]:
+    print(f"log: {line}")
 PY
 )
+case $stopped in *"in-flight=True serve=0 clients=[143, 143, 143] adopted=0 sleeps=0 socket=False"*) ;;
+    *) diag "$stopped" ;; esac
 contains "control: three commands were in flight through a new server" "$stopped" "in-flight=True"
 contains "SIGTERM to the server: it exits 0" "$stopped" "serve=0 "
 contains "each client gets its command's status: ended by SIGTERM (143)" "$stopped" "clients=[143, 143, 143]"

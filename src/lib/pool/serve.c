@@ -79,6 +79,12 @@ typedef struct server {
     unsigned active; /* connections being served */
     bool stopping;
     watch *running;  /* the commands in flight, to end them on stop */
+    /* The configuration check (see maybe_reload): one at a time, whether
+     * the accept loop's or a refused request's. */
+    pthread_mutex_t reload_lock;
+    rf_pool_reload_fn reload;
+    void *reload_ud;
+    size_t size;
 } server;
 
 typedef struct client {
@@ -194,12 +200,33 @@ static void pass_master(int conn, rf_proc *proc)
     close(master);
 }
 
-static void run_request(server *s, int conn, const rf_pool_wire_request *wr, const int fds[3])
+static served *served_get(server *s)
 {
     pthread_mutex_lock(&s->lock);
     served *sp = s->current;
     sp->refs++;
     pthread_mutex_unlock(&s->lock);
+    return sp;
+}
+
+static void maybe_reload(server *s);
+
+/* The pool for a request's key. A client that read a configuration file
+ * just edited presents the new key before the server's periodic check saw
+ * the edit: check now, rather than refuse it for the server's lag. */
+static served *served_for(server *s, const char *key)
+{
+    served *sp = served_get(s);
+    if (!strcmp(key, sp->key))
+        return sp;
+    served_put(s, sp);
+    maybe_reload(s);
+    return served_get(s);
+}
+
+static void run_request(server *s, int conn, const rf_pool_wire_request *wr, const int fds[3])
+{
+    served *sp = served_for(s, wr->key);
     if (strcmp(wr->key, sp->key)) {
         reply(conn, 'E', "this pool serves another policy: the request's options, configuration or workspace "
                          "differ from the server's (start ringfence serve with the same ones, or run without --via)");
@@ -330,26 +357,40 @@ static int listen_on(const char *path, rf_error **err)
     return fd;
 }
 
-static void maybe_reload(server *s, rf_pool_reload_fn reload, void *ud, size_t size)
+#define RELOAD_CHECK_MS 1000
+
+static long long monotonic_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Rebuild the pool when reload() says the configuration changed. */
+static void maybe_reload(server *s)
 {
     char *key = NULL;
     rf_policy *policy = NULL;
-    if (!reload || reload(ud, &key, &policy) <= 0 || !key || !policy) {
+    pthread_mutex_lock(&s->reload_lock);
+    if (!s->reload || s->reload(s->reload_ud, &key, &policy) <= 0 || !key || !policy) {
+        pthread_mutex_unlock(&s->reload_lock);
         free(key);
         rf_policy_free(policy);
         return;
     }
     rf_error *err = NULL;
     served *sp = calloc(1, sizeof *sp);
-    if (sp && (sp->pool = rf_pool_new(policy, size, &err))) {
+    if (sp && (sp->pool = rf_pool_new(policy, s->size, &err))) {
         sp->key = key;
         sp->refs = 1;
         pthread_mutex_lock(&s->lock);
         served *old = s->current;
         s->current = sp;
         pthread_mutex_unlock(&s->lock);
+        pthread_mutex_unlock(&s->reload_lock);
         served_put(s, old); /* freed once its last request ends */
     } else {
+        pthread_mutex_unlock(&s->reload_lock);
         free(sp);
         free(key);
     }
@@ -417,21 +458,27 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
         return err && *err ? -1 : rf_error_set(err, ENOMEM, "serve");
     }
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->reload_lock, NULL);
     pthread_cond_init(&s->ended, NULL);
-    first->refs = 1;
     s->current = first;
+    s->reload = reload;
+    s->reload_ud = ud;
+    s->size = size;
+    first->refs = 1;
     int lfd = listen_on(socket_path, err);
+    /* The configuration is checked about once a second, busy or idle (a
+     * steady stream of requests used to keep an edit from being seen). */
+    long long checked = monotonic_ms();
     while (lfd >= 0 && !*stop) {
         struct pollfd pf = { .fd = lfd, .events = POLLIN };
-        int n = poll(&pf, 1, 1000);
-        if (n == 0) {
-            maybe_reload(s, reload, ud, size);
-            continue;
+        int n = poll(&pf, 1, RELOAD_CHECK_MS);
+        if (monotonic_ms() - checked >= RELOAD_CHECK_MS) {
+            checked = monotonic_ms();
+            maybe_reload(s);
         }
         int conn = n > 0 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
-        if (conn < 0)
-            continue;
-        start_client(s, conn);
+        if (conn >= 0)
+            start_client(s, conn);
     }
     if (lfd >= 0) {
         close(lfd);
@@ -441,6 +488,7 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
     bool idle = stop_requests(s);
     if (idle) {
         pthread_cond_destroy(&s->ended);
+        pthread_mutex_destroy(&s->reload_lock);
         free(s);
     } /* else a connection still runs: the process is about to exit with it */
     return lfd < 0 ? -1 : 0;
