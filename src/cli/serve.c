@@ -4,7 +4,9 @@
 #include "cli.h"
 #include "options.h"
 
+#include "config/config.h"
 #include "limits/limits.h"
+#include "util/strv.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -44,37 +46,36 @@ static void help(void)
            "  ringfence run --via /run/user/$UID/rf.sock -- git status\n");
 }
 
-/* What can change the policy: the config files of the standard stack. */
+/* What can change the policy: each file the standard stack reads (the
+ * system's, the user's and the workspace's configuration, the user's
+ * "always" answers, each --config and --profile). Stat'ed, not read: the
+ * policy is resolved again only when one of them changed. */
 typedef struct watch {
     rf_cli_opts *o;
-    char *paths[16];
-    struct timespec mtimes[16];
-    off_t sizes[16];
-    size_t n;
+    char **paths;
+    struct stat *seen; /* st_mtim and st_size, or zero for a missing file */
     char *key;
 } watch;
 
 static void add_path(watch *w, const char *dir, const char *name)
 {
-    if (w->n < 16 && dir && asprintf(&w->paths[w->n], "%s%s", dir, name) >= 0)
-        w->n++;
+    char *p = NULL;
+    if (dir && asprintf(&p, "%s%s", dir, name) >= 0)
+        (void)rf_strv_push_take(&w->paths, p);
 }
 
 static bool changed(watch *w)
 {
     bool any = false;
-    for (size_t i = 0; i < w->n; i++) {
-        struct stat st;
-        struct timespec m = { 0 };
-        off_t size = -1;
-        if (stat(w->paths[i], &st) == 0) {
-            m = st.st_mtim;
-            size = st.st_size;
-        }
-        if (m.tv_sec != w->mtimes[i].tv_sec || m.tv_nsec != w->mtimes[i].tv_nsec || size != w->sizes[i])
+    for (size_t i = 0; w->seen && w->paths[i]; i++) {
+        struct stat st = { .st_size = -1 };
+        if (stat(w->paths[i], &st) < 0)
+            st = (struct stat){ .st_size = -1 };
+        struct stat *was = &w->seen[i];
+        if (st.st_mtim.tv_sec != was->st_mtim.tv_sec || st.st_mtim.tv_nsec != was->st_mtim.tv_nsec ||
+            st.st_size != was->st_size)
             any = true;
-        w->mtimes[i] = m;
-        w->sizes[i] = size;
+        *was = st;
     }
     return any;
 }
@@ -103,7 +104,7 @@ static int reload(void *ud, char **new_key, rf_policy **new_policy)
 static void watch_files(watch *w, rf_cli_opts *o, const rf_policy *policy)
 {
     static const char *const exts[] = { "json", "yaml", "yml" };
-    const char *home = getenv("HOME");
+    char *user = rf_config_default_user_dir(NULL);
     char *json = rf_policy_to_json(policy);
     json_t *pj = json ? json_loads(json, 0, NULL) : NULL;
     const char *ws = json_string_value(json_object_get(pj, "workspace"));
@@ -111,15 +112,25 @@ static void watch_files(watch *w, rf_cli_opts *o, const rf_policy *policy)
         char name[64];
         snprintf(name, sizeof name, "/etc/ringfence/config.%s", exts[i]);
         add_path(w, "", name);
-        snprintf(name, sizeof name, "/.config/ringfence/config.%s", exts[i]);
-        add_path(w, home, name);
+        snprintf(name, sizeof name, "/config.%s", exts[i]);
+        add_path(w, user, name);
+        snprintf(name, sizeof name, "/answers.%s", exts[i]);
+        add_path(w, user, name);
         snprintf(name, sizeof name, "/.ringfence.%s", exts[i]);
         add_path(w, ws, name);
     }
+    add_path(w, ws, "/.mittorc");
     for (size_t i = 0; o->config_files && o->config_files[i]; i++)
         add_path(w, o->config_files[i], "");
+    for (size_t i = 0; o->profiles && o->profiles[i]; i++) {
+        char *found = rf_profile_find(o->profiles[i], NULL);
+        if (found)
+            (void)rf_strv_push_take(&w->paths, found);
+    }
     json_decref(pj);
     free(json);
+    free(user);
+    w->seen = calloc(rf_strv_len(w->paths) + 1, sizeof *w->seen);
     changed(w); /* the starting point */
 }
 
@@ -159,17 +170,18 @@ int rf_cli_serve(int argc, char **argv)
      * commands see no change. Here, not in the library: a library caller may
      * still use select(), which cannot take descriptors past 1024. */
     (void)rf_limits_raise_nofile(RF_LIMITS_NOFILE_MAX);
-    fprintf(stderr, "ringfence: serve: %zu sandboxes ready on %s\n", o.pool_size ? o.pool_size : 4, o.socket);
+    size_t size = o.pool_size ? o.pool_size : 4;
+    fprintf(stderr, "ringfence: serve: %zu sandbox%s ready on %s\n", size, size == 1 ? "" : "es", o.socket);
     rf_error *err = NULL;
-    if (rf_pool_serve(o.socket, policy, w.key, o.pool_size ? o.pool_size : 4, reload, &w, &stopping, &err) < 0) {
+    if (rf_pool_serve(o.socket, policy, w.key, size, reload, &w, &stopping, &err) < 0) {
         code = rf_cli_report(err);
         rf_error_free(err);
     } else {
         code = 0;
     }
 out:
-    for (size_t i = 0; i < w.n; i++)
-        free(w.paths[i]);
+    rf_strv_free(w.paths);
+    free(w.seen);
     free(w.key);
     rf_policy_free(policy);
     rf_cli_opts_clear(&o);

@@ -194,6 +194,35 @@ expect_exit 0 "a request right after an edit is served, not refused for the serv
 rm -f "$WS/.ringfence.json"
 expect_exit 0 "a request right after the file's removal is served" rf run --via "$sock" -- true
 
+# The user's files are watched too, where XDG_CONFIG_HOME puts them: an
+# "always" answer (answers.yaml, written by --ask) changes the policy of
+# every later run (a server that missed it refused all of them), and so
+# does an edit of the user's config or of a profile the server was given.
+xdg="$SCRATCH/xdg"
+mkdir -p "$xdg/ringfence/profiles"
+printf '# mine: a test profile\nlimits: { pids: 33 }\n' >"$xdg/ringfence/profiles/mine.yaml"
+xdg_rf() { XDG_CONFIG_HOME=$xdg "$RINGFENCE" "$1" --profile mine "${@:2}"; }
+xdg_rf serve --socket "$SCRATCH/xdg.sock" --pool-size 1 >"$SCRATCH/xdg.log" 2>&1 &
+xdg_server=$!
+at_exit "kill $xdg_server 2>/dev/null"
+wait_until 10 test -S "$SCRATCH/xdg.sock"
+printf 'network:\n  allow_domains:\n    - "answered.test:443"\n' >"$xdg/ringfence/answers.yaml"
+expect_exit 0 "a request after an \"always\" answer is served (answers.yaml is watched)" \
+    xdg_rf run --via "$SCRATCH/xdg.sock" -- true
+sleep 1.5 # the server's periodic check
+contains "the server rebuilt for the answer" "$(cat "$SCRATCH/xdg.log")" "rebuilding"
+echo '{"limits": {"timeout": 600}}' >"$xdg/ringfence/config.json"
+expect_exit 0 "a request after an edit of \$XDG_CONFIG_HOME/ringfence/config.json is served" \
+    xdg_rf run --via "$SCRATCH/xdg.sock" -- true
+printf '# mine: a test profile\nlimits: { pids: 34 }\n' >"$xdg/ringfence/profiles/mine.yaml"
+expect_exit 0 "a request after an edit of the server's --profile is served" \
+    xdg_rf run --via "$SCRATCH/xdg.sock" -- true
+rebuilds=$(grep -c rebuilding "$SCRATCH/xdg.log")
+check "one rebuild for each of the three edits ($rebuilds)" test "$rebuilds" = 3
+[ "$rebuilds" = 3 ] || diag "$(cat "$SCRATCH/xdg.log")"
+kill "$xdg_server"
+wait "$xdg_server" 2>/dev/null
+
 # A ready sandbox's init is a copy of the server: once built, it gives the
 # server's memory back (backend/native/shed.c). Neither the server's
 # environment nor an earlier request's words are left in it. Read as
