@@ -291,7 +291,7 @@ check "--publish: the host port is closed once the sandbox ends" \
 echo '{"network": {"allow_domains": ["evil.test"]}}' >"$WS/.ringfence.json"
 expect_exit 125 "a workspace config cannot add a domain" rf run "${NET[@]}" -- true
 contains "it names the setting" "$ERR" "network.allow_domains"
-echo '{"network": {"allow_domains": []}, "limits": {"pids": 100}}' >"$WS/.ringfence.json"
+echo '{"network": {"allow_domains": []}, "limits": {"timeout": 600}}' >"$WS/.ringfence.json"
 expect_exit 0 "control: a workspace config that adds nothing is accepted" rf run "${NET[@]}" -- true
 echo '{"network": "host"}' >"$WS/.ringfence.json"
 expect_exit 125 "a workspace config cannot turn allowlist into host" rf run "${NET[@]}" -- true

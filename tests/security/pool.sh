@@ -181,14 +181,14 @@ check "100 concurrent requests all succeed ($okn)" test "$okn" = 100
     diag "$(cat "$SCRATCH"/c*.out | grep -v '^ok-' | sort | uniq -c | sort -rn | head -5)" "$(tail -5 "$SCRATCH/serve.log")"
 
 # A config file change rebuilds the pool (its policy then changes).
-echo '{"limits": {"pids": 77}}' >"$WS/.ringfence.json"
+echo '{"limits": {"timeout": 577}}' >"$WS/.ringfence.json"
 sleep 2.5
 expect_exit 0 "after an edit of the workspace configuration, requests with it are served" \
     rf run --via "$sock" -- true
 contains "the server said it rebuilt" "$(cat "$SCRATCH/serve.log")" "rebuilding"
 # A request made right after an edit, before the server's periodic check:
 # its key is the new configuration's, which the server checks for then.
-echo '{"limits": {"pids": 78}}' >"$WS/.ringfence.json"
+echo '{"limits": {"timeout": 578}}' >"$WS/.ringfence.json"
 expect_exit 0 "a request right after an edit is served, not refused for the server's lag" \
     rf run --via "$sock" -- true
 rm -f "$WS/.ringfence.json"
@@ -200,7 +200,7 @@ expect_exit 0 "a request right after the file's removal is served" rf run --via 
 # does an edit of the user's config or of a profile the server was given.
 xdg="$SCRATCH/xdg"
 mkdir -p "$xdg/ringfence/profiles"
-printf '# mine: a test profile\nlimits: { pids: 33 }\n' >"$xdg/ringfence/profiles/mine.yaml"
+printf '# mine: a test profile\nlimits: { timeout: 533 }\n' >"$xdg/ringfence/profiles/mine.yaml"
 xdg_rf() { XDG_CONFIG_HOME=$xdg "$RINGFENCE" "$1" --profile mine "${@:2}"; }
 xdg_rf serve --socket "$SCRATCH/xdg.sock" --pool-size 1 >"$SCRATCH/xdg.log" 2>&1 &
 xdg_server=$!
@@ -211,10 +211,10 @@ expect_exit 0 "a request after an \"always\" answer is served (answers.yaml is w
     xdg_rf run --via "$SCRATCH/xdg.sock" -- true
 sleep 1.5 # the server's periodic check
 contains "the server rebuilt for the answer" "$(cat "$SCRATCH/xdg.log")" "rebuilding"
-echo '{"limits": {"timeout": 600}}' >"$xdg/ringfence/config.json"
+echo '{"limits": {"kill_grace": 1.5}}' >"$xdg/ringfence/config.json"
 expect_exit 0 "a request after an edit of \$XDG_CONFIG_HOME/ringfence/config.json is served" \
     xdg_rf run --via "$SCRATCH/xdg.sock" -- true
-printf '# mine: a test profile\nlimits: { pids: 34 }\n' >"$xdg/ringfence/profiles/mine.yaml"
+printf '# mine: a test profile\nlimits: { timeout: 534 }\n' >"$xdg/ringfence/profiles/mine.yaml"
 expect_exit 0 "a request after an edit of the server's --profile is served" \
     xdg_rf run --via "$SCRATCH/xdg.sock" -- true
 rebuilds=$(grep -c rebuilding "$SCRATCH/xdg.log")
