@@ -49,10 +49,12 @@ check "no sandboxed sleep of ours survived on the host" sh -c "! pgrep -f 'sleep
 # Policy mismatch: refused, never run under the pool's policy.
 expect_exit 125 "a request with other options is refused" rf run --via "$sock" --network host -- touch "$WS/ran-anyway"
 contains "it says why" "$ERR" "another policy"
+contains "it names the setting that differs" "$ERR" "from the server's in network.mode;"
 check "and the command did not run" test ! -e "$WS/ran-anyway"
 mkdir -p "$SCRATCH/elsewhere"
-(cd "$SCRATCH/elsewhere" && "$RINGFENCE" run --via "$sock" -- touch ran >/dev/null 2>&1)
+elsewhere_err=$(cd "$SCRATCH/elsewhere" && "$RINGFENCE" run --via "$sock" -- touch ran 2>&1 >/dev/null)
 check "a request from another workspace is refused too" test ! -e "$SCRATCH/elsewhere/ran"
+contains "it shows both workspaces" "$elsewhere_err" "workspace (the server's $WS, this request's $SCRATCH/elsewhere)"
 
 # Peer credentials: another uid is refused even when the socket is open to it.
 if is_root && id rftest >/dev/null 2>&1; then

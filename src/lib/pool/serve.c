@@ -20,6 +20,7 @@
  * commands in flight as `ringfence run` ends its own on SIGTERM (SIGTERM
  * to every process, SIGKILL after the policy's kill_grace), answers their
  * clients with the status, and reaps every sandbox before it returns. */
+#include "pool/keydiff.h"
 #include "pool/pool.h"
 #include "pool/wire.h"
 #include "policy/policy.h"
@@ -224,12 +225,26 @@ static served *served_for(server *s, const char *key)
     return served_get(s);
 }
 
+static void refuse_other_policy(int conn, const char *ours, const char *theirs)
+{
+    char what[600], msg[800];
+    if (rf_pool_key_diff(ours, theirs, what, sizeof what))
+        snprintf(msg, sizeof msg,
+                 "this pool serves another policy: the request's differs from the server's in %s; start ringfence "
+                 "serve with the same options, configuration and workspace, or run without --via",
+                 what);
+    else
+        snprintf(msg, sizeof msg, "this pool serves another policy: the request's options, configuration or "
+                                  "workspace differ from the server's (start ringfence serve with the same ones, or "
+                                  "run without --via)");
+    reply(conn, 'E', msg);
+}
+
 static void run_request(server *s, int conn, const rf_pool_wire_request *wr, const int fds[3])
 {
     served *sp = served_for(s, wr->key);
     if (strcmp(wr->key, sp->key)) {
-        reply(conn, 'E', "this pool serves another policy: the request's options, configuration or workspace "
-                         "differ from the server's (start ringfence serve with the same ones, or run without --via)");
+        refuse_other_policy(conn, sp->key, wr->key);
         served_put(s, sp);
         return;
     }
