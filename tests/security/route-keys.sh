@@ -201,6 +201,32 @@ print("streams", len(got), "events", sum(got))'
 expect_exit 0 "50 event streams at once" route_run -- $PY -c "$STREAMS"
 contains "every stream got both events" "$OUT" "streams 50 events 100"
 
+# An HTTP/1.0 client (a raw socket: curl and urllib would read a chunked
+# body whatever they asked for). The route forwards it as 1.0, so the
+# upstream answers it as one: no chunked body, the end is the connection's.
+HTTP10='import os, socket
+s = socket.create_connection(("127.0.0.1", 3128))
+s.sendall(b"GET /route/api/v1/sse HTTP/1.0\r\nHost: x\r\n\r\n")
+got = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    got += b
+head, _, body = got.partition(b"\r\n\r\n")
+print("chunked" if b"chunked" in head.lower() else "not-chunked", body.decode().replace("\n", "|"))'
+expect_exit 0 "an HTTP/1.0 client through the route" route_run -- $PY -c "$HTTP10"
+contains "it gets a body it can read: not chunked" "$OUT" "not-chunked data: event one||data: event two||"
+check "the upstream was asked in HTTP/1.0" $PY -c 'import json, sys
+v = [json.loads(l).get("version") for l in open(sys.argv[1]) if "/v1/sse" in l and "headers" in l]
+sys.exit(v[-1] != "HTTP/1.0")' "$LOG"
+HTTP10_TE='import socket
+s = socket.create_connection(("127.0.0.1", 3128))
+s.sendall(b"POST /route/api/v1/messages HTTP/1.0\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+print(s.recv(65536).split(b"\r\n")[0].decode())'
+expect_exit 0 "an HTTP/1.0 request with Transfer-Encoding" route_run -- $PY -c "$HTTP10_TE"
+contains "is refused: 400 (1.0 has no chunked coding: framing an upstream may read otherwise)" "$OUT" " 400 "
+
 # ── Bodies: large, chunked, and many requests at once ──
 head -c 2000000 /dev/urandom >"$WS/big.bin"
 expect_exit 0 "a 2 MB upload (Content-Length)" \

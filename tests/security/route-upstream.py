@@ -8,7 +8,9 @@
 # so a key cannot come back into the sandbox through a response.
 #   POST /v1/messages      {"ok": true, "bytes": N} (reads Content-Length or chunked bodies)
 #   GET  /v1/sse           text/event-stream, chunked: "event one" at once, then
-#                          "event two" 300 ms later; stamps when each was sent
+#                          "event two" 300 ms later; stamps when each was sent.
+#                          To an HTTP/1.0 request, as a server must: not
+#                          chunked, the end of the body is the connection's
 #   GET  /v1/big?n=BYTES   BYTES of data (Content-Length)
 #   POST /v1/upload        reads the body, answers its length
 #   anything else          {"ok": true}
@@ -75,7 +77,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         n = self.read_body()
         path = self.path.split("?")[0]
         record({"server": self.server.name, "method": self.command, "path": self.path,
-                "headers": dict(self.headers.items()), "body": n})
+                "version": self.request_version, "headers": dict(self.headers.items()), "body": n})
         if path == "/v1/sse":
             return self.sse()
         if path == "/v1/big":
@@ -91,18 +93,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.reply({"ok": True, "bytes": n})
 
     def sse(self):
+        chunked = self.request_version != "HTTP/1.0"
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         self.end_headers()
         for i, word in enumerate(("one", "two")):
             if i:
                 time.sleep(0.3)
             ev = f"data: event {word}\n\n".encode()
             record({"server": self.server.name, "sse_sent": word, "t": time.time()})
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(ev), ev))
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(ev), ev) if chunked else ev)
             self.wfile.flush()
-        self.wfile.write(b"0\r\n\r\n")
+        if chunked:
+            self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = handle_any

@@ -22,6 +22,9 @@ static void test_request(void)
     is_int(req("GET /route/api/v1/x HTTP/1.1\r\nHost: x", &q), 0, "an unfinished head asks for more");
     is_int(req("GET /route/api HTTP/1.0\r\n\r\n", &q), 1, "HTTP/1.0, no path");
     ok(!q.keep_alive && q.path_len == 0, "HTTP/1.0 closes; the path is empty");
+    ok(q.http10, "HTTP/1.0 is marked (forwarded as 1.0)");
+    is_int(req("GET /route/api HTTP/1.1\r\n\r\n", &q), 1, "HTTP/1.1");
+    ok(!q.http10, "...is not");
     static const struct { const char *head; int status; const char *desc; } bad[] = {
         { "POST /route/a/x HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "CL + TE" },
         { "POST /route/a/x HTTP/1.1\r\nContent-Length: 4\r\nContent-Length: 4\r\n\r\n", 400, "two CL" },
@@ -31,6 +34,7 @@ static void test_request(void)
         { "POST /route/a/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
           "two TE" },
         { "POST /route/a/x HTTP/1.1\r\nX: 1\r\n Transfer-Encoding: chunked\r\n\r\n", 400, "obs-fold" },
+        { "POST /route/a/x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "TE in HTTP/1.0" },
         { "POST /route/a/x HTTP/1.1\r\nContent-Length : 4\r\n\r\n", 400, "space before the colon" },
         { "POST /route/a/x HTTP/1.1\nX: 1\n\n", 400, "bare LF" },
         { "POST /route/a/x HTTP/1.1\r\nX: a\vb\r\n\r\n", 400, "a control byte in a value" },

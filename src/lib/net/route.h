@@ -73,6 +73,7 @@ typedef struct rf_route_req {
     uint64_t length;
     bool has_length;                      /* a Content-Length, 0 included (re-sent upstream) */
     bool keep_alive, expect_continue;
+    bool http10; /* HTTP/1.0: forwarded as 1.0, so the upstream answers it as one (no chunked body) */
     size_t head_len;
     const char *fields[RF_ROUTE_FIELDS_MAX]; /* header lines to forward, each up to its CRLF */
     size_t field_len[RF_ROUTE_FIELDS_MAX];

@@ -201,9 +201,14 @@ int rf_route_parse_request(const char *buf, size_t len, rf_route_req *out)
     }
     if (f.n_cl && f.n_te)
         return bad(out, 400, "Content-Length with Transfer-Encoding is refused (request smuggling)");
+    /* HTTP/1.0 has no chunked coding: an upstream may frame the body
+     * otherwise than we do (RFC 9112 6.1). */
+    if (f.http10 && f.n_te)
+        return bad(out, 400, "Transfer-Encoding in an HTTP/1.0 request is refused (request smuggling)");
     out->body = f.chunked ? RF_BODY_CHUNKED : f.n_cl && out->length ? RF_BODY_LENGTH : RF_BODY_NONE;
     out->has_length = f.n_cl == 1;
     out->keep_alive = !f.close && (!f.http10 || f.keep_alive);
+    out->http10 = f.http10;
     out->head_len = head;
     return 1;
 }

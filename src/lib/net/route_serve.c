@@ -298,8 +298,11 @@ static char *upstream_head(session *s, rf_route *r, const rf_route_req *q, size_
     }
     char *h = malloc(cap), *w = h;
     if (h) {
-        w += sprintf(w, "%.*s %s%.*s HTTP/1.1\r\nHost: %s", (int)q->method_len, q->method, r->url.prefix,
-                     (int)(q->path_len ? q->path_len : 1), q->path_len ? q->path : "/", r->url.host);
+        /* In the client's version: a 1.1 upstream may send a 1.1 client a
+         * chunked body, which a 1.0 client cannot read. */
+        w += sprintf(w, "%.*s %s%.*s HTTP/1.%c\r\nHost: %s", (int)q->method_len, q->method, r->url.prefix,
+                     (int)(q->path_len ? q->path_len : 1), q->path_len ? q->path : "/", q->http10 ? '0' : '1',
+                     r->url.host);
         if (r->url.port != (r->url.tls ? 443 : 80))
             w += sprintf(w, ":%u", (unsigned)r->url.port);
         w += sprintf(w, "\r\n");
@@ -439,7 +442,7 @@ static int forward(session *s, rf_route *r, const rf_route_req *q)
     free(head);
     s->sent += hl;
     io_consume(&s->client, q->head_len);
-    if (rc == 0 && q->expect_continue)
+    if (rc == 0 && q->expect_continue && !q->http10) /* 1.0 knows no 100 (RFC 9110 10.1.1) */
         rc = io_write(s, &s->client, "HTTP/1.1 100 Continue\r\n\r\n", 25);
     if (rc == 0 && q->body != RF_BODY_NONE)
         rc = relay_body(s, &s->client, &s->up, q->body, q->length, &s->sent);
