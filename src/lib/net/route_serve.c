@@ -451,6 +451,8 @@ static int forward(session *s, rf_route *r, const rf_route_req *q)
         return -1;
     }
     rc = relay_response(s, r, head_req); /* q points into consumed bytes now */
+    if (q->http10)
+        up_close(s); /* a 1.0 request asked for no keep-alive: the upstream may close at any time */
     if (rc >= 0)
         note(s, r, 0, NULL);
     return rc;
