@@ -318,6 +318,19 @@ expect_exit 0 "a failing command" rf run --route "api=https://upstream.test:$GOO
     --add-host upstream.test:127.0.0.1 --route-ca "api:$SCRATCH/ca.pem" \
     --route-header "api:x-api-key=cmd:exit 3" -- curl -sS -w '\n%{http_code}' "$URL/v1/messages"
 contains "502: the command failed" "$OUT" "failed (exit status 3)"
+# A failing helper is not run again for each request queued behind it (a
+# slow one would hold them all up to its deadline each): its error stands
+# for a few seconds. Four requests, one after the other, in one run.
+: >"$SCRATCH/helper-runs"
+t0=$SECONDS
+expect_exit 0 "a failing command, four requests" rf run --route "api=https://upstream.test:$GOOD" \
+    --add-host upstream.test:127.0.0.1 --route-ca "api:$SCRATCH/ca.pem" \
+    --route-header "api:x-api-key=cmd:echo run >>$SCRATCH/helper-runs; exit 3" -- \
+    sh -c "for i in 1 2 3 4; do curl -sS -o /dev/null -w '%{http_code} ' $URL/v1/messages; done"
+check "each got the 502 ($OUT)" test "$OUT" = "502 502 502 502 "
+# Once per 5 s at most: once, unless the machine took that long for them.
+runs=$(wc -l <"$SCRATCH/helper-runs") most=$((1 + (SECONDS - t0 + 1) / 5))
+check "the helper ran once for them ($runs runs, at most $most in $((SECONDS - t0)) s)" test "$runs" -le "$most"
 export RF_TEST_CRLF=$'abc\r\nX-Injected: 1'
 expect_exit 0 "a value with CR LF" rf run --route "api=https://upstream.test:$GOOD" \
     --add-host upstream.test:127.0.0.1 --route-ca "api:$SCRATCH/ca.pem" \

@@ -26,6 +26,7 @@
 #define RF_ROUTE_SECRET_MAX 8192 /* a token's bytes */
 #define RF_ROUTE_CMD_TTL_S 300   /* a cmd: source's output is reused this long */
 #define RF_ROUTE_CMD_TIMEOUT_S 30
+#define RF_ROUTE_CMD_RETRY_S 5   /* a failed cmd: is tried again no sooner (its error is reused) */
 
 /* ── route_spec.c: settings, checked when the policy is resolved ──────── */
 
@@ -118,6 +119,8 @@ typedef struct rf_route_secret {
     pthread_mutex_t lock;  /* cmd: one run at a time, and its cache */
     char *cached;
     time_t cached_at;
+    char *failed;          /* cmd: why its last run failed, until failed_at + RF_ROUTE_CMD_RETRY_S */
+    time_t failed_at;
 } rf_route_secret;
 
 /* The header line "Name: value\r\n" (malloc'd, to be wiped and freed with

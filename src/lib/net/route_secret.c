@@ -37,6 +37,7 @@ void rf_route_secret_clear(rf_route_secret *s)
     free(s->header);
     free(s->source);
     rf_route_secret_wipe(s->cached);
+    free(s->failed);
     pthread_mutex_destroy(&s->lock);
     memset(s, 0, sizeof *s);
 }
@@ -137,16 +138,29 @@ static char *from_cmd(const char *command, char **why)
     return buf;
 }
 
+/* A failure is kept for a few seconds too: a helper that fails slowly
+ * (up to its 30 s deadline) would otherwise be run again for each of the
+ * requests queued behind it, one after the other. */
 static char *from_cmd_cached(rf_route_secret *s, const char *command, char **why)
 {
     pthread_mutex_lock(&s->lock);
-    if (s->cached && mono_s() - s->cached_at >= RF_ROUTE_CMD_TTL_S) {
+    time_t now = mono_s();
+    if (s->cached && now - s->cached_at >= RF_ROUTE_CMD_TTL_S) {
         rf_route_secret_wipe(s->cached);
         s->cached = NULL;
     }
+    if (!s->cached && s->failed && now - s->failed_at < RF_ROUTE_CMD_RETRY_S) {
+        *why = strdup(s->failed);
+        pthread_mutex_unlock(&s->lock);
+        return NULL;
+    }
     if (!s->cached) {
+        free(s->failed);
+        s->failed = NULL;
         s->cached = from_cmd(command, why);
-        s->cached_at = mono_s();
+        s->cached_at = s->failed_at = mono_s();
+        if (!s->cached && *why)
+            s->failed = strdup(*why);
     }
     char *v = s->cached ? strdup(s->cached) : NULL;
     pthread_mutex_unlock(&s->lock);
