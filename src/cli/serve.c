@@ -53,7 +53,7 @@ static void help(void)
 typedef struct watch {
     rf_cli_opts *o;
     char **paths;
-    struct stat *seen; /* st_mtim and st_size, or zero for a missing file */
+    struct stat *seen; /* as last stat'ed (st_mtim and st_size compared); st_size -1: missing */
     char *key;
 } watch;
 
@@ -68,7 +68,7 @@ static bool changed(watch *w)
 {
     bool any = false;
     for (size_t i = 0; w->seen && w->paths[i]; i++) {
-        struct stat st = { .st_size = -1 };
+        struct stat st;
         if (stat(w->paths[i], &st) < 0)
             st = (struct stat){ .st_size = -1 };
         struct stat *was = &w->seen[i];

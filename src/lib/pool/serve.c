@@ -201,11 +201,13 @@ static void pass_master(int conn, rf_proc *proc)
     close(master);
 }
 
+/* The current pool, with a reference; NULL once the server stops. */
 static served *served_get(server *s)
 {
     pthread_mutex_lock(&s->lock);
     served *sp = s->current;
-    sp->refs++;
+    if (sp)
+        sp->refs++;
     pthread_mutex_unlock(&s->lock);
     return sp;
 }
@@ -218,7 +220,7 @@ static void maybe_reload(server *s);
 static served *served_for(server *s, const char *key)
 {
     served *sp = served_get(s);
-    if (!strcmp(key, sp->key))
+    if (!sp || !strcmp(key, sp->key))
         return sp;
     served_put(s, sp);
     maybe_reload(s);
@@ -243,6 +245,10 @@ static void refuse_other_policy(int conn, const char *ours, const char *theirs)
 static void run_request(server *s, int conn, const rf_pool_wire_request *wr, const int fds[3])
 {
     served *sp = served_for(s, wr->key);
+    if (!sp) {
+        reply(conn, 'E', "the server is stopping");
+        return;
+    }
     if (strcmp(wr->key, sp->key)) {
         refuse_other_policy(conn, sp->key, wr->key);
         served_put(s, sp);
@@ -400,10 +406,11 @@ static void maybe_reload(server *s)
         sp->refs = 1;
         pthread_mutex_lock(&s->lock);
         served *old = s->current;
-        s->current = sp;
+        if (old) /* else the server stopped meanwhile */
+            s->current = sp;
         pthread_mutex_unlock(&s->lock);
         pthread_mutex_unlock(&s->reload_lock);
-        served_put(s, old); /* freed once its last request ends */
+        served_put(s, old ? old : sp); /* freed once its last request ends */
     } else {
         pthread_mutex_unlock(&s->reload_lock);
         free(sp);
@@ -499,7 +506,13 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
         close(lfd);
         unlink(socket_path);
     }
-    served_put(s, s->current); /* the idle sandboxes go now, or with the last request */
+    /* The idle sandboxes go now, or with the last request; a request that
+     * comes after is told the server is stopping. */
+    pthread_mutex_lock(&s->lock);
+    served *last = s->current;
+    s->current = NULL;
+    pthread_mutex_unlock(&s->lock);
+    served_put(s, last);
     bool idle = stop_requests(s);
     if (idle) {
         pthread_cond_destroy(&s->ended);
