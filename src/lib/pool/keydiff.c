@@ -21,7 +21,7 @@ typedef struct out {
     unsigned named;
 } out;
 
-static void put(out *o, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void put(out *o, const char *fmt, ...)
 {
     if (o->len >= o->size)
         return;
