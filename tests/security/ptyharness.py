@@ -34,6 +34,17 @@ class Tap:
         sys.exit(1 if self.failed else 0)
 
 
+def until(pred, seconds):
+    """pred() once it is true, polled for up to `seconds`; else its last value."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        got = pred()
+        if got:
+            return got
+        time.sleep(0.05)
+    return pred()
+
+
 def set_size(fd, rows, cols):
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 

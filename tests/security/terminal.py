@@ -22,6 +22,7 @@ RF, WS = sys.argv[1], sys.argv[2]
 TAP = ptyharness.Tap()
 ok = TAP.ok
 set_size = ptyharness.set_size
+until = ptyharness.until
 
 
 class Term(ptyharness.Term):
@@ -83,10 +84,14 @@ def ctrl_c_kills_tree():
     ok(not pids_of("^" + token), "no process of the sandbox is left")
     ok(t.settings_kept(), "terminal settings restored after Ctrl-C")
     t.close()
-    t = run(["sleep", "20"])
-    time.sleep(0.5)
+    # Sent once the command runs on its pty (the harness terminal raw):
+    # before that the key would be the harness terminal's own SIGQUIT.
+    quit_token = "sleep 20.%d1" % os.getpid()
+    t = run(["sh", "-c", "echo started; exec %s" % quit_token])
+    ok(t.expect("started") and until(lambda: pids_of("^" + quit_token) and not t.settings_kept(), 10),
+       "control: the command runs, the terminal is raw", t.buf)
     t.send("\x1c")
-    ok(t.wait(5) == 131, "Ctrl-\\ quits (exit 131)", "status %r" % t.status)
+    ok(t.wait(10) == 131, "Ctrl-\\ quits (exit 131)", "status %r" % t.status)
     t.close()
 
 

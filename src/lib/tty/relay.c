@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -52,10 +54,16 @@ static atomic_int winch_fd = -1;
  * alone while it is held; releasing wakes the relay through the SIGWINCH
  * pipe (a window check costs nothing). */
 static atomic_int input_held;
+/* Held by the relay from its check of input_held to the end of its read,
+ * and by a question taking the input: a question never starts in the
+ * middle of the relay's read. */
+static pthread_mutex_t input_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void rf_tty_hold_input(bool hold)
 {
+    pthread_mutex_lock(&input_lock);
     atomic_fetch_add(&input_held, hold ? 1 : -1);
+    pthread_mutex_unlock(&input_lock);
     int fd = atomic_load(&winch_fd);
     if (!hold && fd >= 0)
         (void)!write(fd, "", 1);
@@ -253,6 +261,20 @@ static void read_input(rf_tty *t)
     t->last_in = t->to_pty[n - 1];
 }
 
+/* The caller's input, unless a question holds it. The relay's poll may be
+ * stale by now: a question that held the input meanwhile may have read the
+ * key and let go, and a read of a blocking terminal with nothing in it
+ * never returns (the run could not end: ask-tty.sh, 1 run in 10 under
+ * load). So the input is polled again, and read, under the lock. */
+static void read_input_unless_held(rf_tty *t)
+{
+    pthread_mutex_lock(&input_lock);
+    struct pollfd pf = { .fd = t->in, .events = POLLIN };
+    if (atomic_load(&input_held) == 0 && poll(&pf, 1, 0) > 0)
+        read_input(t);
+    pthread_mutex_unlock(&input_lock);
+}
+
 /* Append what the master has to the output buffer; true if anything came. */
 static bool read_master(rf_tty *t)
 {
@@ -352,7 +374,7 @@ void rf_tty_serve(rf_tty *t, const struct pollfd *pfd)
     if (pfd[3].fd >= 0 && pfd[3].revents)
         window_changed(t);
     if (pfd[0].fd >= 0 && pfd[0].revents && atomic_load(&input_held) == 0)
-        read_input(t);
+        read_input_unless_held(t);
     if (pfd[1].fd >= 0 && pfd[1].revents && t->master >= 0)
         master_ready(t, pfd[1].revents);
     if (pfd[2].fd >= 0 && pfd[2].revents && t->out >= 0)
