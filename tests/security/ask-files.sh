@@ -28,7 +28,9 @@ LOG="$SCRATCH/questions.log"
 LPID=""
 listen() {
     [ -n "$LPID" ] && kill "$LPID" 2>/dev/null && wait "$LPID" 2>/dev/null
-    rm -f "$SOCK"; : >"$LOG"
+    # The last listener's "ready" must not pass for this one's: a background
+    # job truncates its output file only once it runs.
+    rm -f "$SOCK" "$SCRATCH/listener.out"; : >"$LOG"
     $PY "$HERE/ask-listener.py" "$SOCK" "$LOG" "$@" >"$SCRATCH/listener.out" 2>&1 &
     LPID=$!
     wait_until 30 grep -qs ready "$SCRATCH/listener.out" || { fail "the listener starts"; diag "$(cat "$SCRATCH/listener.out")"; }

@@ -33,7 +33,9 @@ LOG="$SCRATCH/questions.log"
 LPID=""
 listen() { # RULES [--close]: (re)start the listener
     [ -n "$LPID" ] && kill "$LPID" 2>/dev/null && wait "$LPID" 2>/dev/null
-    rm -f "$SOCK" "$LOG"; : >"$LOG"
+    # The last listener's "ready" must not pass for this one's: a background
+    # job truncates its output file only once it runs.
+    rm -f "$SOCK" "$LOG" "$SCRATCH/listener.out"; : >"$LOG"
     $PY "$HERE/ask-listener.py" "$SOCK" "$LOG" "$@" >"$SCRATCH/listener.out" 2>&1 &
     LPID=$!
     # A Python start on a loaded machine (ASan builds, a host matrix beside)
@@ -219,11 +221,11 @@ contains "...and where to ask" "$ERR" "--ask socket:PATH"
 # ── the listener must be the caller's own uid ──
 if is_root && id rftest >/dev/null 2>&1; then
     [ -n "$LPID" ] && kill "$LPID" && wait "$LPID" 2>/dev/null
-    rm -f "$SOCK"; : >"$LOG"; chmod 777 "$SCRATCH"; chmod 666 "$LOG"
+    rm -f "$SOCK" "$SCRATCH/listener.out"; : >"$LOG"; chmod 777 "$SCRATCH"; chmod 666 "$LOG"
     setpriv --reuid rftest --regid rftest --clear-groups $PY "$HERE/ask-listener.py" "$SOCK" "$LOG" "*=allow/run" \
         >"$SCRATCH/listener.out" 2>&1 &
     LPID=$!
-    wait_until 30 grep -qs ready "$SCRATCH/listener.out"
+    wait_until 30 grep -qs ready "$SCRATCH/listener.out" || { fail "the other uid's listener starts"; diag "$(cat "$SCRATCH/listener.out")"; }
     chmod 777 "$SOCK" 2>/dev/null
     expect_exit 22 "a listener of another uid is not asked (SO_PEERCRED)" \
         rf run "${ASK[@]}" -- curl -fsS "$(url a.ask.test)"
