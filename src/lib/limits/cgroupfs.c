@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "limits/cgroupfs.h"
+#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,13 +13,6 @@
 /* Sub-cgroups deeper than this are not followed: ringfence makes none, and
  * a bound keeps a hostile tree from exhausting the keeper's stack. */
 #define MAX_DEPTH 8
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void sleep_us(long us)
 {
@@ -208,7 +202,7 @@ static int v2_wait_empty(int dir_fd, long long deadline)
         int r = rf_cgroupfs_read_u64(dir_fd, "cgroup.events", "populated", &populated);
         if (r < 0 || !populated)
             return r;
-        if (now_ms() > deadline)
+        if (rf_monotonic_ms() > deadline)
             return -EBUSY;
         backoff(&us);
     }
@@ -216,7 +210,7 @@ static int v2_wait_empty(int dir_fd, long long deadline)
 
 int rf_cgroupfs_kill(int dir_fd, bool v2, int timeout_ms)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = rf_monotonic_ms() + timeout_ms;
     /* cgroup.kill (5.14+) kills the whole subtree at once and also catches
      * children forked while it runs, with no pid-reuse race. */
     if (v2 && rf_cgroupfs_write(dir_fd, "cgroup.kill", "1") == 0)
@@ -229,7 +223,7 @@ int rf_cgroupfs_kill(int dir_fd, bool v2, int timeout_ms)
         int n = kill_tree(dir_fd, 0);
         if (n <= 0)
             return n;
-        if (now_ms() > deadline)
+        if (rf_monotonic_ms() > deadline)
             return -EBUSY;
         backoff(&us);
     }
@@ -277,14 +271,14 @@ static int rmdir_children(int dir_fd, int depth)
 
 int rf_cgroupfs_rmdir(int parent_fd, const char *name, int timeout_ms)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = rf_monotonic_ms() + timeout_ms;
     long us = 20;
     for (;;) {
         int r = rmdir_at(parent_fd, name, 0);
         if (r == 0 || r == -ENOENT)
             return 0;
         /* EBUSY right after a kill: the last task is still exiting. */
-        if ((r != -EBUSY && r != -ENOTEMPTY) || now_ms() > deadline)
+        if ((r != -EBUSY && r != -ENOTEMPTY) || rf_monotonic_ms() > deadline)
             return r;
         backoff(&us);
     }

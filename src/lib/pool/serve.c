@@ -27,6 +27,7 @@
 #include "backend/native/report.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -380,13 +381,6 @@ static int listen_on(const char *path, rf_error **err)
 
 #define RELOAD_CHECK_MS 1000
 
-static long long monotonic_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Rebuild the pool when reload() says the configuration changed. */
 static void maybe_reload(server *s)
 {
@@ -490,12 +484,13 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
     int lfd = listen_on(socket_path, err);
     /* The configuration is checked about once a second, busy or idle (a
      * steady stream of requests used to keep an edit from being seen). */
-    long long checked = monotonic_ms();
+    long long checked = rf_monotonic_ms();
     while (lfd >= 0 && !*stop) {
         struct pollfd pf = { .fd = lfd, .events = POLLIN };
         int n = poll(&pf, 1, RELOAD_CHECK_MS);
-        if (monotonic_ms() - checked >= RELOAD_CHECK_MS) {
-            checked = monotonic_ms();
+        long long now = rf_monotonic_ms();
+        if (now - checked >= RELOAD_CHECK_MS) {
+            checked = now;
             maybe_reload(s);
         }
         int conn = n > 0 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
