@@ -373,7 +373,7 @@ void rf_tty_serve(rf_tty *t, const struct pollfd *pfd)
         return;
     if (pfd[3].fd >= 0 && pfd[3].revents)
         window_changed(t);
-    if (pfd[0].fd >= 0 && pfd[0].revents && atomic_load(&input_held) == 0)
+    if (pfd[0].fd >= 0 && pfd[0].revents)
         read_input_unless_held(t);
     if (pfd[1].fd >= 0 && pfd[1].revents && t->master >= 0)
         master_ready(t, pfd[1].revents);
