@@ -55,6 +55,13 @@ mkdir -p "$SCRATCH/elsewhere"
 elsewhere_err=$(cd "$SCRATCH/elsewhere" && "$RINGFENCE" run --via "$sock" -- touch ran 2>&1 >/dev/null)
 check "a request from another workspace is refused too" test ! -e "$SCRATCH/elsewhere/ran"
 contains "it shows both workspaces" "$elsewhere_err" "workspace (the server's $WS, this request's $SCRATCH/elsewhere)"
+# A directory an agent named with escape sequences (clear the screen, set
+# the title), run from: the refusal names it, the terminal never gets them.
+evil_dir="$SCRATCH/"$'e\e[2J\e]0;pwn\a'
+mkdir -p "$evil_dir"
+evil_err=$(cd "$evil_dir" && "$RINGFENCE" run --via "$sock" -- true 2>&1 >/dev/null)
+contains "a workspace named with escape sequences is shown with '?'" "$evil_err" "this request's $SCRATCH/e?[2J?]0;pwn?)"
+check "...and no escape byte reaches the terminal" sh -c "! printf '%s' \"\$1\" | grep -q \"\$(printf '\\033')\"" _ "$evil_err"
 
 # Peer credentials: another uid is refused even when the socket is open to it.
 if is_root && id rftest >/dev/null 2>&1; then
