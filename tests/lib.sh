@@ -66,3 +66,34 @@ lacks() {
 }
 
 is_root() { [ "$(id -u)" = 0 ]; }
+
+# masked_proc CMD...: run CMD the way a container with a masked /proc runs
+# it (a procfs with /proc/sys covered, and no other procfs anywhere in the
+# mount namespace), in bwrap with a root assembled from binds: /usr and
+# /etc read-only, /tmp (the stage, the scratch directory) read-write, a
+# fresh /dev. Not `--dev-bind / /`: that keeps the host's own /proc in the
+# namespace, and the kernel lets a new procfs be mounted in a user
+# namespace when a fully visible one is there, so whether the mask holds
+# would depend on the host's mounts. Use masked_proc_ready first.
+masked_proc() {
+    local d args=(--ro-bind /usr /usr --ro-bind /etc /etc --bind /tmp /tmp --dev /dev)
+    for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
+        if [ -L "$d" ]; then args+=(--symlink "$(readlink "$d")" "$d")
+        elif [ -d "$d" ]; then args+=(--ro-bind "$d" "$d"); fi
+    done
+    bwrap "${args[@]}" --unshare-user --unshare-pid --proc /proc --tmpfs /proc/sys --chdir "$PWD" "$@"
+}
+# masked_proc_ready: 0 when the premise holds (bwrap runs, and a fresh
+# procfs cannot be mounted in a user namespace inside), else 1 with the
+# reason in MASKED_WHY. unshare(1) is util-linux's, which setup installs.
+masked_proc_ready() {
+    MASKED_WHY=
+    if ! command -v bwrap >/dev/null; then MASKED_WHY="bwrap is not installed"; return 1; fi
+    if ! masked_proc true 2>/dev/null; then
+        MASKED_WHY="bwrap cannot build the masked /proc here: $(masked_proc true 2>&1 | head -c 200)"; return 1
+    fi
+    if masked_proc unshare --user --map-root-user --mount --pid --fork --mount-proc true 2>/dev/null; then
+        MASKED_WHY="a fresh /proc can still be mounted inside the masked one (this kernel does not check)"; return 1
+    fi
+    return 0
+}

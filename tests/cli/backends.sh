@@ -104,35 +104,37 @@ else
 fi
 
 bw() { bwrap --dev-bind / / "$@"; }
-auto_in() { # LABEL WHY BWRAP-ARGS...: auto must fall back to landlock inside
+auto_in() { # LABEL WHY WRAPPER ARGS...: auto must fall back to landlock inside WRAPPER ARGS
     local label=$1 why=$2; shift 2
-    if ! command -v bwrap >/dev/null || ! bw "$@" true 2>/dev/null; then
+    if [ "$1" = masked_proc ]; then
+        masked_proc_ready || { skip "auto $label" "$MASKED_WHY"; return; }
+    elif ! command -v bwrap >/dev/null || ! "$@" true 2>/dev/null; then
         skip "auto $label" "bwrap cannot run here"; return
     fi
-    expect_exit 125 "auto $label: landlock, refused without --accept-weaker" bw "$@" "$RINGFENCE" plan --backend auto -- true
+    expect_exit 125 "auto $label: landlock, refused without --accept-weaker" "$@" "$RINGFENCE" plan --backend auto -- true
     contains "auto $label: ... the refusal says auto chose landlock, and why" "$ERR" "backend auto: landlock"
     contains "auto $label: ... naming the failed step" "$ERR" "$why"
     if is_root; then
         # Only root is mapped in bwrap's user namespace: no unprivileged id to become.
         expect_exit 125 "auto $label: root cannot drop to an unmapped uid: refused" \
-            bw "$@" "$RINGFENCE" plan --backend auto --accept-weaker -- true
+            "$@" "$RINGFENCE" plan --backend auto --accept-weaker -- true
         contains "auto $label: ... saying why" "$ERR" "is not mapped"
     else
         contains "auto $label: ... naming the setting" "$ERR" "accept_weaker"
-        expect_exit 0 "auto $label: plan with --accept-weaker" bw "$@" "$RINGFENCE" plan --backend auto --accept-weaker -- true
+        expect_exit 0 "auto $label: plan with --accept-weaker" "$@" "$RINGFENCE" plan --backend auto --accept-weaker -- true
         printf '%s' "$OUT" >"$SCRATCH/p.json"
         check "auto $label: backend landlock" pj 'assert p["backend"]=="landlock"'
         check "auto $label: the plan says why" pj "assert p['backend_reason'].startswith('auto: landlock') and '$why' in p['backend_reason']"
         contains "auto $label: a warning on stderr says which and why" "$ERR" "warning: backend auto: landlock"
-        expect_exit 0 "auto $label: runs under landlock" bw "$@" "$RINGFENCE" run --backend auto --accept-weaker -- "$PROBE" status
+        expect_exit 0 "auto $label: runs under landlock" "$@" "$RINGFENCE" run --backend auto --accept-weaker -- "$PROBE" status
         contains "auto $label: ... with no_new_privs" "$OUT" "NoNewPrivs:	1"
     fi
-    expect_exit 1 "auto $label: doctor agrees (native not usable)" bw "$@" "$RINGFENCE" doctor --json
+    expect_exit 1 "auto $label: doctor agrees (native not usable)" "$@" "$RINGFENCE" doctor --json
     printf '%s' "$OUT" >"$SCRATCH/d.json"
     check "auto $label: doctor's auto_backend is landlock" python3 -c "import json; assert json.load(open('$SCRATCH/d.json'))['auto_backend']=='landlock'"
 }
-auto_in "without user namespaces" "unshare" --unshare-user --disable-userns
-auto_in "with /proc masked" "mounting a fresh /proc" --unshare-user --unshare-pid --proc /proc --tmpfs /proc/sys
+auto_in "without user namespaces" "unshare" bw --unshare-user --disable-userns
+auto_in "with /proc masked" "mounting a fresh /proc" masked_proc
 
 # Nested in ringfence's own landlock backend: seccomp denies user namespaces.
 expect_exit 0 "auto nested in the landlock backend: plan" rf run --backend landlock --accept-weaker -- \

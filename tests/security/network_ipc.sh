@@ -9,7 +9,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 "$PROBE" serve-tcp >"$SCRATCH/port" 2>&1 </dev/null &
 tcp_pid=$!
 at_exit "kill $tcp_pid 2>/dev/null"
-if wait_until 10 grep -qE '^[0-9]+$' "$SCRATCH/port"; then
+if wait_until 10 grep -qsE '^[0-9]+$' "$SCRATCH/port"; then
     port=$(cat "$SCRATCH/port")
     host_ok "control: the host listener on 127.0.0.1:$port is reachable from the host" connect-tcp 127.0.0.1 "$port"
     in_denied "the host listener on 127.0.0.1:$port is unreachable from inside" connect-tcp 127.0.0.1 "$port"
@@ -27,10 +27,19 @@ check "no interface but lo in /proc/net/dev" \
 # setup child while the mounts are built, and joined before the command
 # starts): two at once, each holding its namespace open, never share one,
 # nor the host's.
-rf run -- sh -c 'readlink /proc/self/ns/net; sleep 1' >"$SCRATCH/ns1" 2>/dev/null &
+# The first holds its namespace until the second has read its own: it has
+# printed it, then waits on a FIFO in the workspace that the test opens
+# once the second is done (bounded: a first that never starts fails the
+# check, not the run).
+mkfifo -m 666 "$WS/ns-gate"
+rf run -- sh -c 'readlink /proc/self/ns/net; read x <ns-gate' >"$SCRATCH/ns1" 2>/dev/null &
 ns_pid=$!
-ns2=$(rf run -- readlink /proc/self/ns/net 2>/dev/null)
+for _ in $(seq 300); do [ -s "$SCRATCH/ns1" ] && break; kill -0 $ns_pid 2>/dev/null || break; sleep 0.1; done
+ns2=
+[ -s "$SCRATCH/ns1" ] && ns2=$(rf run -- readlink /proc/self/ns/net 2>/dev/null)
+timeout 10 sh -c 'echo >"$1"' sh "$WS/ns-gate" || kill $ns_pid 2>/dev/null
 wait $ns_pid
+rm -f "$WS/ns-gate"
 ns1=$(cat "$SCRATCH/ns1")
 host_ns=$(readlink /proc/self/ns/net)
 check "two sandboxes at once have two network namespaces (${ns1:-?} ${ns2:-?}), neither the host's" \
