@@ -186,6 +186,11 @@ typedef struct rf_status {
      * bytes_sent, bytes_received}]), or NULL. */
     char *network_json;
     char *session;      /* changes: overlay: the session's id, else NULL */
+    const char *backend; /* the backend that ran it ("native", "landlock", ...) */
+    /* What this sandbox did not enforce that the usual one does, accepted
+     * by name or harmless here (the plan's `cannot` and `weakenings`):
+     * NULL-terminated, or NULL when there is nothing. */
+    char **weakenings;
 } rf_status;
 
 RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);

@@ -67,22 +67,26 @@ lacks() {
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
-# masked_proc CMD...: run CMD the way a container with a masked /proc runs
-# it (a procfs with /proc/sys covered, and no other procfs anywhere in the
-# mount namespace), in bwrap with a root assembled from binds: /usr and
-# /etc read-only, /tmp (the stage, the scratch directory) read-write, a
-# fresh /dev. Not `--dev-bind / /`: that keeps the host's own /proc in the
-# namespace, and the kernel lets a new procfs be mounted in a user
-# namespace when a fully visible one is there, so whether the mask holds
-# would depend on the host's mounts. Use masked_proc_ready first.
-masked_proc() {
+# bound_root [BWRAP-OPTION...] CMD...: run CMD in a user and pid namespace
+# of bwrap's with a root assembled from binds, the way a container's root
+# is: /usr and /etc read-only, /tmp (the stage, the scratch directory)
+# read-write, a fresh /dev and /proc, and no other procfs anywhere in the
+# mount namespace. Not `--dev-bind / /`: that keeps the host's own /proc
+# there, and whether the kernel then lets a procfs be mounted in a nested
+# user namespace would depend on the host's mounts. bwrap drops every
+# capability, as a container's default does for root (--uid 0: root).
+bound_root() {
     local d args=(--ro-bind /usr /usr --ro-bind /etc /etc --bind /tmp /tmp --dev /dev)
     for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
         if [ -L "$d" ]; then args+=(--symlink "$(readlink "$d")" "$d")
         elif [ -d "$d" ]; then args+=(--ro-bind "$d" "$d"); fi
     done
-    bwrap "${args[@]}" --unshare-user --unshare-pid --proc /proc --tmpfs /proc/sys --chdir "$PWD" "$@"
+    bwrap "${args[@]}" --unshare-user --unshare-pid --proc /proc --chdir "$PWD" "$@"
 }
+# masked_proc CMD...: CMD as a container with a masked /proc runs it (a
+# procfs with /proc/sys covered, no other in reach). Use masked_proc_ready
+# first.
+masked_proc() { bound_root --tmpfs /proc/sys "$@"; }
 # masked_proc_ready: 0 when the premise holds (bwrap runs, and a fresh
 # procfs cannot be mounted in a user namespace inside), else 1 with the
 # reason in MASKED_WHY. unshare(1) is util-linux's, which setup installs.

@@ -118,13 +118,14 @@ else
 fi
 
 # A root caller's workspace on a filesystem that cannot be idmapped (ramfs
-# here; tmpfs before Linux 6.3, found on Debian 12's kernel): the sandbox
-# could not write there, so run refuses, naming the step, the path and the
-# filesystem, and the command does not run.
+# here; tmpfs before Linux 6.3, found on Debian 12's kernel; a container's
+# overlayfs root): the sandbox could not write there, so run refuses before
+# the start, naming the path and the filesystem, and the command does not
+# run.
 if is_root && mkdir -p "$SCRATCH/ramws" && mount -t ramfs none "$SCRATCH/ramws" 2>/dev/null; then
     (cd "$SCRATCH/ramws" && rf run -- sh -c 'echo ran > ran') >"$SCRATCH/o" 2>"$SCRATCH/e"
     rc=$?
-    [ $rc = 125 ] && grep -q "idmap a writable mount.*$SCRATCH/ramws (ramfs)" "$SCRATCH/e" &&
+    [ $rc = 125 ] && grep -q "workspace $SCRATCH/ramws is on ramfs, which cannot be idmapped" "$SCRATCH/e" &&
         grep -q '^hint: .*ext4' "$SCRATCH/e" && pass "a root workspace that cannot be idmapped is refused, clearly" ||
         fail "a root workspace that cannot be idmapped is refused, clearly (rc $rc: $(cat "$SCRATCH/e"))"
     [ ! -e "$SCRATCH/ramws/ran" ] && pass "...and the command did not run" || fail "...and the command did not run"

@@ -14,6 +14,11 @@
  * /proc paths forbids). Nothing is cached: hosts change between runs.
  * On failure `why` (may be NULL) says which step failed and its errno. */
 bool rf_backend_probe_native(char *why, size_t size);
+/* A root caller's native sandbox maps the command's uid 0 to an
+ * unprivileged host id only with these capabilities (plan_root.c): the
+ * name of the first one missing ("CAP_SYS_ADMIN", ...), or NULL. `netns`:
+ * the plan makes a network namespace (CAP_NET_ADMIN brings loopback up). */
+const char *rf_backend_root_lacks(bool netns);
 
 /* --backend auto: native when the probe above passes, else landlock when
  * the kernel has Landlock, else an error naming both reasons. *reason gets

@@ -114,8 +114,9 @@ int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
      * the native backend shows root's files through an idmapped mount. Runs
      * of both backends share the tree, so hand it to the right one. */
     _cleanup_free_ char *user_env = NULL;
-    uid_t owner = plan->drop_ids ? plan->uid_host : 0;
-    gid_t group = plan->drop_ids ? plan->gid_host : 0;
+    bool hand = plan->drop_ids || plan->user_env_handed; /* not idmapped: the command's id owns it */
+    uid_t owner = hand ? plan->uid_host : 0;
+    gid_t group = hand ? plan->gid_host : 0;
     if ((plan->drop_ids || plan->caller_is_root) &&
         asprintf(&user_env, "%s/runtime-user-env", plan->instance_root) < 0)
         return rf_error_set(err, ENOMEM, "instance directories");

@@ -9,9 +9,11 @@
 #include "backend/bwrap/bwrap.h"
 #include "landlock/landlock.h"
 #include "util/error.h"
+#include "util/ident.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +102,39 @@ static _Noreturn void probe_child(int fd)
     _exit(0);
 }
 
+/* Host root's way (plan_root.c): the namespaces made in this user
+ * namespace and the idmapped mounts (CAP_SYS_ADMIN), loopback brought up
+ * in a network namespace it owns (CAP_NET_ADMIN), uid 0 mapped to another
+ * id (CAP_SETUID, CAP_SETGID). */
+const char *rf_backend_root_lacks(bool netns)
+{
+    static const struct {
+        int cap;
+        const char *name;
+    } need[] = {
+        { CAP_SYS_ADMIN, "CAP_SYS_ADMIN" },
+        { CAP_NET_ADMIN, "CAP_NET_ADMIN" },
+        { CAP_SETUID, "CAP_SETUID" },
+        { CAP_SETGID, "CAP_SETGID" },
+    };
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if ((netns || need[i].cap != CAP_NET_ADMIN) && !rf_ident_has_cap(need[i].cap))
+            return need[i].name;
+    return NULL;
+}
+
+/* A root caller without those, in the host's user namespace: the plan
+ * refuses native unless accept_weaker (its uid 0 would be host uid 0). */
+static bool root_refused(char *why, size_t size)
+{
+    const char *cap = geteuid() == 0 ? rf_backend_root_lacks(true) : NULL;
+    if (!cap || !rf_ident_initial_userns())
+        return false;
+    snprintf(why, size, "this root lacks %s, so the sandbox's uid 0 would be host uid 0 (--backend native "
+                        "--accept-weaker accepts that by name)", cap);
+    return true;
+}
+
 bool rf_backend_probe_native(char *why, size_t size)
 {
     struct probe_result r = { STEP_FORK, ECHILD };
@@ -138,10 +173,14 @@ int rf_backend_choose_auto(rf_backend_kind *ret, char **reason, rf_error **err)
 {
     char why[256], bw[400];
     int n;
-    if (rf_backend_probe_native(why, sizeof why)) {
+    bool refused_root = false;
+    if (rf_backend_probe_native(why, sizeof why) && !(refused_root = root_refused(why, sizeof why))) {
         *ret = RF_BACKEND_NATIVE;
         n = asprintf(reason, "auto: native, since %s", why);
-    } else if (rf_bwrap_usable(bw, sizeof bw)) {
+    } else if (!refused_root && rf_bwrap_usable(bw, sizeof bw)) {
+        /* (A root the native backend refuses is no better off in bwrap:
+         * it switches to the workspace's owner without the capabilities
+         * that would reach root's instance tree.) */
         /* bwrap's namespaces and mounts are native's: stronger than
          * Landlock alone. */
         *ret = RF_BACKEND_BWRAP;

@@ -9,6 +9,7 @@
 #include "proc/proc.h"
 #include "tty/tty.h"
 #include "util/error.h"
+#include "util/strv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -56,13 +57,29 @@ static rf_proc *spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_s
     }
 }
 
+static int add_weakenings(rf_proc *proc, const rf_plan *plan)
+{
+    /* The native backend's `cannot` holds caveats of every run (absent
+     * protected paths); the other backends' list what they give up. */
+    char *const *lists[] = { plan->weakenings, plan->backend == RF_BACKEND_NATIVE ? NULL : plan->cannot };
+    for (size_t l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && lists[l][i]; i++)
+            if (rf_strv_push(&proc->weakenings, lists[l][i]) < 0)
+                return -1;
+    return 0;
+}
+
 rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_sink *sink, rf_error **err)
 {
     if (check_backend(plan, stdio, err) < 0)
         return NULL;
     rf_proc *proc = spawn(plan, stdio, sink, err);
-    /* changes: overlay: the status record names the session. */
-    if (proc && plan->session && !(proc->session = strdup(plan->session))) {
+    if (!proc)
+        return NULL;
+    /* The status record names the backend, what it did not enforce, and
+     * (changes: overlay) the session. */
+    proc->backend = rf_backend_name(plan->backend);
+    if ((plan->session && !(proc->session = strdup(plan->session))) || add_weakenings(proc, plan) < 0) {
         rf_proc_free(proc);
         rf_error_set(err, ENOMEM, "spawn");
         return NULL;

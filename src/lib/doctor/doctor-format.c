@@ -61,6 +61,15 @@ static json_t *userns_json(const rf_doctor_report *r)
                      strv_json(r->userns.reasons));
 }
 
+/* doctor-start.c: `run -- true` with the native backend, done. */
+static json_t *start_json(const rf_doctor_report *r)
+{
+    return json_pack("{s:b, s:b, s:o, s:o, s:o}", "tried", r->start.tried, "ok", r->start.ok, "workspace",
+                     str_or_null(r->start.workspace[0] ? r->start.workspace : NULL), "error",
+                     str_or_null(r->start.error[0] ? r->start.error : NULL), "hint",
+                     str_or_null(r->start.hint[0] ? r->start.hint : NULL));
+}
+
 static json_t *seccomp_json(const rf_doctor_report *r)
 {
     return json_pack("{s:b, s:o, s:s, s:{s:i, s:i}}", "usable", r->seccomp.works, "error",
@@ -106,11 +115,14 @@ static json_t *report_json(const rf_doctor_report *r)
                               "firejail", str_or_null(r->tools.firejail), "podman",
                               str_or_null(r->tools.podman), "docker", str_or_null(r->tools.docker));
     /* "o" steals each part, also when json_pack fails. */
-    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b}", "kernel", kernel, "uid",
+    json_t *j = json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b}", "kernel", kernel, "uid",
                      (json_int_t)r->uid, "user_namespaces", userns_json(r), "landlock", landlock, "seccomp",
                      seccomp_json(r), "cgroup", cgroup_json(r), "tools", tools, "backends", backends,
                      "default_backend", "native", "auto_backend", str_or_null(r->auto_backend), "ok",
                      r->backends[0].usable);
+    if (j)
+        json_object_set_new(j, "native_start", start_json(r));
+    return j;
 }
 
 RF_EXPORT char *rf_doctor_to_json(const rf_doctor_report *r)

@@ -124,13 +124,19 @@ static bool overlay_possible(void)
 static void judge_native(judge *j, const rf_doctor_report *r)
 {
     bool ns = r->userns.reached == RF_DOCTOR_USERNS_OK;
-    /* The verdict is the probe --backend auto runs, so the two agree. */
-    j->b->usable = r->native_probe_ok;
+    /* The verdict is run's own: a real start (doctor-start.c). */
+    j->b->usable = r->start.ok;
     give(j, ns, "user, mount, pid, network, ipc, uts and cgroup namespaces",
          "namespaces: user namespaces are not usable here (see user_namespaces)");
     if (!r->native_probe_ok && r->native_probe[0]) {
         char buf[300];
         snprintf(buf, sizeof buf, "the start-up probe failed: %s", r->native_probe);
+        give(j, false, NULL, buf);
+    }
+    if (!r->start.ok) {
+        char buf[2200];
+        snprintf(buf, sizeof buf, "'ringfence run -- true' fails here: %s%s%s", r->start.error,
+                 r->start.hint[0] ? "; hint: " : "", r->start.hint);
         give(j, false, NULL, buf);
     }
     if (ns) {
@@ -225,11 +231,11 @@ int rf_doctor_judge_backends(rf_doctor_report *r)
         fns[i](&j, r);
         failed |= j.failed;
     }
-    /* rf_backend_choose_auto's order: native, bwrap, landlock. */
-    r->auto_backend = r->backends[0].usable   ? "native"
-                      : r->backends[3].usable ? "bwrap"
-                      : r->backends[1].usable ? "landlock"
-                                              : NULL;
+    /* What --backend auto picks: its own choice, asked. */
+    rf_backend_kind kind;
+    char *why = NULL;
+    r->auto_backend = rf_backend_choose_auto(&kind, &why, NULL) == 0 ? rf_backend_name(kind) : NULL;
+    free(why);
     return failed;
 }
 
@@ -245,6 +251,7 @@ RF_EXPORT rf_doctor_report *rf_doctor_probe(rf_error **err)
     rf_doctor_probe_seccomp(r); /* first: the userns explanation uses it */
     rf_doctor_probe_userns(r);
     r->native_probe_ok = rf_backend_probe_native(r->native_probe, sizeof r->native_probe);
+    rf_doctor_probe_start(r);
     r->landlock_abi = rf_landlock_abi();
     rf_doctor_probe_cgroup(r);
     rf_doctor_probe_tools(r);

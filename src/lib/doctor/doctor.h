@@ -90,6 +90,15 @@ struct rf_doctor_report {
      * is its result, so doctor and auto always agree. */
     bool native_probe_ok;
     char native_probe[256];
+    /* doctor-start.c: `run -- true` with the native backend and the default
+     * policy, done for real: the verdict on native is this one. */
+    struct {
+        bool tried;         /* a policy could be made and the start was tried */
+        bool ok;            /* it ran and exited 0 */
+        char workspace[4096];
+        char error[1024];   /* what run would have said, or "" */
+        char hint[1024];
+    } start;
     const char *auto_backend; /* what --backend auto picks here, NULL: nothing works */
 };
 
@@ -98,6 +107,7 @@ const char *rf_doctor_userns_step_name(rf_doctor_userns_step step);
 /* The probes (doctor-host.c, doctor-userns.c). Each fills its part. */
 void rf_doctor_probe_kernel(rf_doctor_report *r);
 void rf_doctor_probe_userns(rf_doctor_report *r);
+void rf_doctor_probe_start(rf_doctor_report *r);
 void rf_doctor_probe_seccomp(rf_doctor_report *r);
 void rf_doctor_probe_cgroup(rf_doctor_report *r);
 void rf_doctor_probe_tools(rf_doctor_report *r);

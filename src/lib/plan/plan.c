@@ -360,7 +360,8 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
     if (rf_plan_add_system_mounts(plan, err) < 0 || add_user_mounts(plan, policy, err) < 0 ||
         add_protected(plan, policy, err) < 0 || rf_plan_add_session(plan, policy, err) < 0 ||
         set_cwd(plan, policy, err) < 0 ||
-        rf_plan_build_env(plan, policy, err) < 0 || rf_plan_resolve_exec(plan, policy, err) < 0)
+        rf_plan_build_env(plan, policy, err) < 0 || rf_plan_resolve_exec(plan, policy, err) < 0 ||
+        rf_plan_root_identity(plan, policy, err) < 0)
         goto fail;
     if (plan->backend == RF_BACKEND_NATIVE ? add_rules(plan, err) < 0 : rf_plan_host_finish(plan, policy, err) < 0) {
         if (policy->backend == RF_BACKEND_AUTO && plan->backend_reason)
@@ -455,6 +456,7 @@ RF_EXPORT void rf_plan_free(rf_plan *plan)
     rf_strv_free(plan->seccomp_allow);
     rf_strv_free(plan->warnings);
     rf_strv_free(plan->cannot);
+    rf_strv_free(plan->weakenings);
     free(plan->backend_reason);
     free(plan->exec_path);
     free(plan->cwd);

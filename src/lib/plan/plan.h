@@ -85,6 +85,13 @@ struct rf_plan {
      * can write host-wide sysctls through /proc/sys even without any
      * capability): inside it stays uid 0 but the host sees map_root_to. */
     bool caller_is_root;
+    bool root_contained;  /* a root caller without what that mapping needs (a
+                             container's): an ordinary caller's user namespace,
+                             root's own id mapped (plan_root.c) */
+    bool user_env_handed; /* root: the instance's HOME tree cannot be idmapped
+                             (overlayfs): it belongs to uid_host instead */
+    char **weakenings;    /* native: how this sandbox is weaker than the usual
+                             one, accepted or harmless here (strv, or NULL) */
     uid_t uid_inside, uid_host;
     gid_t gid_inside, gid_host;
 
@@ -179,6 +186,8 @@ int rf_plan_host_finish(rf_plan *plan, const rf_policy *policy, rf_error **err);
 const char *const *rf_plan_landlock_cannot(size_t *n);
 
 /* plan_exec.c: find the executable as the sandbox will. */
+/* plan_root.c: how the native backend maps a root caller here. */
+int rf_plan_root_identity(rf_plan *plan, const rf_policy *policy, rf_error **err);
 int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err);
 
 /* The exec tool's plan (`ringfence exec`, MCP exec without the pool): a

@@ -7,24 +7,13 @@
 #include "changes/changes.h"
 #include "plan/plan.h"
 #include "util/error.h"
+#include "util/ident.h"
 #include "util/path.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Are we in the initial user namespace? Its uid_map maps all 2^32 - 1
- * ids from 0 to 0; any other namespace maps fewer or elsewhere. */
-static bool initial_userns(void)
-{
-    FILE *f = fopen("/proc/self/uid_map", "re");
-    unsigned long inside = 1, outside = 1, count = 0;
-    int n = f ? fscanf(f, "%lu %lu %lu", &inside, &outside, &count) : 0;
-    if (f)
-        fclose(f);
-    return n == 3 && inside == 0 && outside == 0 && count == 4294967295UL;
-}
 
 static int refuse_backend(const rf_plan *plan, rf_error **err)
 {
@@ -67,7 +56,7 @@ int rf_plan_add_session(rf_plan *plan, const rf_policy *policy, rf_error **err)
     /* trusted.* xattrs need CAP_SYS_ADMIN in the initial user namespace:
      * root of a namespace of its own (a rootless container) mounts like an
      * unprivileged caller. */
-    plan->overlay_userxattr = !plan->caller_is_root || !initial_userns();
+    plan->overlay_userxattr = !plan->caller_is_root || !rf_ident_initial_userns();
     plan->session = strdup(id);
     plan->session_dir = rf_session_dir_path(policy->instance_root, id);
     plan->session_workspace = strdup(policy->workspace);

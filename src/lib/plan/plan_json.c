@@ -93,6 +93,9 @@ static json_t *identity_json(const rf_plan *plan)
                "supplementary groups), never host root";
     else if (plan->caller_is_root)
         note = "caller is root: mapped to an unprivileged host id, never host root";
+    else if (plan->root_contained)
+        note = "caller is root without what an unprivileged mapping needs: its own uid 0 is mapped, in a user "
+               "namespace of the sandbox's own, without capabilities (see weakenings)";
     if (note)
         json_object_set_new(o, "note", json_string(note));
     return o;
@@ -135,6 +138,7 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     json_object_set_new(o, "backend", json_string(rf_backend_name(plan->backend)));
     json_object_set_new(o, "backend_reason", plan->backend_reason ? json_string(plan->backend_reason) : json_null());
     json_object_set_new(o, "cannot", strv_json(plan->cannot));
+    json_object_set_new(o, "weakenings", strv_json(plan->weakenings));
     json_object_set_new(o, "namespaces", namespaces_json(plan));
     json_object_set_new(o, "network", json_string(rf_net_mode_name(plan->network)));
     if (plan->network == RF_NET_ALLOWLIST)

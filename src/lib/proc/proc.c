@@ -364,6 +364,7 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
     if (p->session_lock >= 0)
         close(p->session_lock); /* the sandbox is gone: the session may be applied */
     free(p->session);
+    rf_strv_free(p->weakenings);
     rf_cgroup_destroy(p->cgroup);
     rf_strv_free(p->warnings);
     free(p->usage);

@@ -50,6 +50,8 @@ struct rf_proc {
     int session_lock;   /* changes: overlay: the session's flock, held while the
                            sandbox lives (changes.h), or -1 */
     char *session;      /* ...its id, for the status record, or NULL */
+    const char *backend; /* for the status record (a static name) */
+    char **weakenings;  /* for the status record: the plan's cannot and weakenings */
     double release_stack_at; /* > 0: seconds after the start (rf_proc_release_stack_when_idle) */
     bool tree_via_init; /* no pid namespace (landlock, none): killing init
                            alone would orphan the tree, so SIGKILL is a

@@ -2,6 +2,7 @@
 /* From what happened to a sandbox to the status record (and exit code). */
 #include "proc/proc.h"
 #include "util/error.h"
+#include "util/strv.h"
 #include "limits/cgroup.h"
 #include "net/net.h"
 #include "observe/observe.h"
@@ -143,6 +144,9 @@ int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_e
     fill_status(p, out);
     if (p->session && !(out->session = strdup(p->session)))
         return rf_error_set(err, ENOMEM, "status");
+    out->backend = p->backend;
+    if (p->weakenings && !(out->weakenings = rf_strv_copy(p->weakenings)))
+        return rf_error_set(err, ENOMEM, "status");
     /* Every process of the sandbox is gone: no connection can start now. */
     if (p->net_proxy) {
         rf_net_proxy_stop(p->net_proxy);
@@ -168,6 +172,7 @@ RF_EXPORT void rf_status_clear(rf_status *s)
     free(s->setup_hint);
     free(s->network_json);
     free(s->session);
+    rf_strv_free(s->weakenings);
     memset(s, 0, sizeof *s);
 }
 
@@ -202,6 +207,12 @@ json_t *rf_status_json(const rf_status *s)
     json_object_set_new(o, "sys_seconds", json_real(s->sys_seconds));
     json_object_set_new(o, "peak_memory_bytes", json_integer((json_int_t)s->peak_memory_bytes));
     json_object_set_new(o, "limits", limits_json(s));
+    if (s->backend)
+        json_object_set_new(o, "backend", json_string(s->backend));
+    json_t *weak = json_array();
+    for (size_t i = 0; s->weakenings && s->weakenings[i]; i++)
+        json_array_append_new(weak, json_string(s->weakenings[i]));
+    json_object_set_new(o, "weakenings", weak);
     if (s->session) /* changes: overlay: `ringfence changes diff ID` shows what it did */
         json_object_set_new(o, "session", json_string(s->session));
     if (s->network_json)

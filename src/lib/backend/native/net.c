@@ -150,8 +150,18 @@ int rf_net_join_namespace(rf_net_maker *m, rf_setup_fail *f)
             return rf_fail(f, "bring loopback up", "lo");
         return rf_fail(f, "network namespace", NULL);
     }
-    if (setns(m->fd, CLONE_NEWNET) < 0)
-        return rf_fail(f, "join the network namespace", NULL);
+    /* A container's seccomp filter may deny setns (podman's and docker's
+     * default, without CAP_SYS_ADMIN): then a namespace made here, in
+     * series, as a kernel without ns_last_pid gets. */
+    if (setns(m->fd, CLONE_NEWNET) < 0) {
+        if (errno != EPERM)
+            return rf_fail(f, "join the network namespace", NULL);
+        close(m->fd);
+        m->fd = -1;
+        if (unshare(CLONE_NEWNET) < 0)
+            return rf_fail(f, "network namespace", NULL);
+        return rf_net_loopback_up(f);
+    }
     close(m->fd);
     m->fd = -1;
     return 0;
