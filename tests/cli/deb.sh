@@ -82,6 +82,27 @@ contains "ringfence depends on libc" "$deps" "libc6"
 # shlibs entry finds it, so the control file names it.
 contains "ringfence depends on libssl3 (dlopen()ed for routes)" "$deps" "libssl3"
 
+# The AppArmor profile that lets the binary make user namespaces where
+# Ubuntu restricts them (docs/containers.md): shipped, loaded by postinst
+# where AppArmor is active, and granting userns to /usr/bin/ringfence only.
+rcontents=$(dpkg -c "$P/ringfence_0.1.0_$arch.deb")
+contains "ringfence ships etc/apparmor.d/ringfence" "$rcontents" "./etc/apparmor.d/ringfence"
+profile=$R/etc/apparmor.d/ringfence
+contains "the profile grants user namespaces" "$(cat "$profile" 2>/dev/null)" "userns,"
+contains "... to the installed binary" "$(cat "$profile" 2>/dev/null)" "profile ringfence /usr/bin/ringfence"
+mkdir -p "$SCRATCH/ctrl" && dpkg -e "$P/ringfence_0.1.0_$arch.deb" "$SCRATCH/ctrl"
+contains "postinst loads it where AppArmor is active" "$(cat "$SCRATCH/ctrl/postinst" 2>/dev/null)" \
+    "apparmor_parser"
+# Debian 12's parser (AppArmor 3.0) knows neither abi 4.0 nor userns; 4.0's
+# (Debian 13, Ubuntu 24.04) parses it without loading anything (-Q).
+if ! command -v apparmor_parser >/dev/null; then
+    skip "the profile parses" "apparmor_parser is not installed"
+elif ! apparmor_parser --version 2>/dev/null | grep -qE 'version [4-9]'; then
+    skip "the profile parses" "$(apparmor_parser --version 2>/dev/null | head -1) predates the userns rule (AppArmor 4)"
+else
+    expect_exit 0 "the profile parses (apparmor_parser -Q)" apparmor_parser -Q -K "$profile"
+fi
+
 # The packaged binary, from the unpacked tree.
 expect_exit 0 "packaged ringfence --version" "$R/usr/bin/ringfence" --version
 contains "packaged version" "$OUT" "ringfence 0.1.0"

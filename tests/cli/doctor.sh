@@ -120,3 +120,32 @@ if masked_proc_ready; then
 else
     skip "doctor with /proc masked" "$MASKED_WHY"
 fi
+
+# Ubuntu's restricted user namespaces (kernel.apparmor_restrict_unprivileged_
+# userns = 1): the namespace is made, then a privileged step in it fails.
+# This kernel has no AppArmor, so the test hook RF_TEST_APPARMOR stands for
+# the sysctl and the process's label, and the masked /proc is the failure.
+hook_rc=0
+env RF_TEST_FAULT_STEP=instance-dirs "$RINGFENCE" run -- true </dev/null >/dev/null 2>&1 || hook_rc=$?
+if [ "$hook_rc" != 137 ]; then
+    skip "AppArmor's restriction is recognised" "built without -Dtest_hooks=true"
+elif ! masked_proc_ready; then
+    skip "AppArmor's restriction is recognised" "$MASKED_WHY"
+else
+    # Root in bwrap's namespace maps only itself: its uid 0 would be host
+    # root, accepted here so that the start reaches the mounts.
+    aa_opts=(); is_root && aa_opts=(--accept-weaker)
+    expect_exit 125 "AppArmor restricts, ringfence unconfined: run fails" \
+        masked_proc env RF_TEST_APPARMOR="1 unconfined" "$RINGFENCE" run "${aa_opts[@]}" -- true
+    contains "... and says AppArmor is the cause" "$ERR" "apparmor_restrict_unprivileged_userns = 1"
+    contains "... naming the profile the package ships" "$ERR" "apparmor_parser -r /etc/apparmor.d/ringfence"
+    contains "... and the landlock backend" "$ERR" "--backend landlock"
+    expect_exit 1 "... doctor says the same" masked_proc env RF_TEST_APPARMOR="1 unconfined" "$RINGFENCE" doctor
+    contains "... doctor names the profile" "$OUT" "/etc/apparmor.d/ringfence"
+    expect_exit 125 "under ringfence's own profile: another cause" \
+        masked_proc env RF_TEST_APPARMOR="1 ringfence" "$RINGFENCE" run "${aa_opts[@]}" -- true
+    lacks "... not blamed on AppArmor" "$ERR" "apparmor_parser"
+    contains "... but on the masked /proc" "$ERR" "masked /proc"
+    expect_exit 125 "the sysctl at 0: not AppArmor" masked_proc env RF_TEST_APPARMOR="0 unconfined" "$RINGFENCE" run "${aa_opts[@]}" -- true
+    lacks "... not blamed on AppArmor" "$ERR" "apparmor_parser"
+fi

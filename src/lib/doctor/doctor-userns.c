@@ -6,6 +6,7 @@
  * sysctls are read afterwards only to explain a failure. */
 #include "doctor/doctor.h"
 #include "util/cleanup.h"
+#include "util/ident.h"
 #include "util/strv.h"
 
 #include <errno.h>
@@ -128,9 +129,13 @@ static void explain(rf_doctor_report *r)
             because(r, "the process is multithreaded or in a chroot");
     }
     if (r->userns.apparmor_restrict == 1)
-        because(r, "kernel.apparmor_restrict_unprivileged_userns = 1: AppArmor takes capabilities "
-                   "away in new user namespaces (Ubuntu 23.10+); give ringfence an AppArmor "
-                   "profile with 'userns,' or set the sysctl to 0");
+        because(r, rf_ident_apparmor_restricts_userns()
+                       ? "kernel.apparmor_restrict_unprivileged_userns = 1 and ringfence runs unconfined: "
+                         "AppArmor takes capabilities away in new user namespaces (Ubuntu 23.10+); load the "
+                         "package's profile (sudo apparmor_parser -r /etc/apparmor.d/ringfence), use --backend "
+                         "landlock, or set the sysctl to 0"
+                       : "kernel.apparmor_restrict_unprivileged_userns = 1, but ringfence runs under an "
+                         "AppArmor profile of its own (it must grant 'userns,')");
     if (r->userns.reached == RF_DOCTOR_USERNS_PROC)
         because(r, "a fresh /proc cannot be mounted: parts of /proc are hidden here (a "
                    "container's masked paths?); use --backend landlock");
@@ -150,6 +155,8 @@ void rf_doctor_probe_userns(rf_doctor_report *r)
     r->userns.unprivileged_userns_clone = read_sysctl("/proc/sys/kernel/unprivileged_userns_clone");
     r->userns.max_user_namespaces = read_sysctl("/proc/sys/user/max_user_namespaces");
     r->userns.apparmor_restrict = read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+    if (rf_ident_apparmor_restricts_userns())
+        r->userns.apparmor_restrict = 1; /* (the test hook too: util/ident.c) */
     r->userns.reached = RF_DOCTOR_USERNS_UNSHARE;
     r->userns.errnum = ECHILD;
 

@@ -125,7 +125,7 @@ static void judge_native(judge *j, const rf_doctor_report *r)
 {
     bool ns = r->userns.reached == RF_DOCTOR_USERNS_OK;
     /* The verdict is run's own: a real start (doctor-start.c). */
-    j->b->usable = r->start.ok;
+    j->b->usable = r->start.tried ? r->start.ok : r->native_probe_ok;
     give(j, ns, "user, mount, pid, network, ipc, uts and cgroup namespaces",
          "namespaces: user namespaces are not usable here (see user_namespaces)");
     if (!r->native_probe_ok && r->native_probe[0]) {
@@ -133,7 +133,7 @@ static void judge_native(judge *j, const rf_doctor_report *r)
         snprintf(buf, sizeof buf, "the start-up probe failed: %s", r->native_probe);
         give(j, false, NULL, buf);
     }
-    if (!r->start.ok) {
+    if (r->start.tried && !r->start.ok) {
         char buf[2200];
         snprintf(buf, sizeof buf, "'ringfence run -- true' fails here: %s%s%s", r->start.error,
                  r->start.hint[0] ? "; hint: " : "", r->start.hint);
@@ -231,11 +231,12 @@ int rf_doctor_judge_backends(rf_doctor_report *r)
         fns[i](&j, r);
         failed |= j.failed;
     }
-    /* What --backend auto picks: its own choice, asked. */
-    rf_backend_kind kind;
-    char *why = NULL;
-    r->auto_backend = rf_backend_choose_auto(&kind, &why, NULL) == 0 ? rf_backend_name(kind) : NULL;
-    free(why);
+    /* rf_backend_choose_auto's order: native, bwrap, landlock (rf_doctor_probe
+     * asks it instead, where it can run). */
+    r->auto_backend = r->backends[0].usable   ? "native"
+                      : r->backends[3].usable ? "bwrap"
+                      : r->backends[1].usable ? "landlock"
+                                              : NULL;
     return failed;
 }
 
@@ -261,6 +262,12 @@ RF_EXPORT rf_doctor_report *rf_doctor_probe(rf_error **err)
         rf_error_set(err, ENOMEM, "doctor");
         return NULL;
     }
+    /* What --backend auto picks here: its own choice, asked, so that
+     * doctor and auto cannot disagree. */
+    rf_backend_kind kind;
+    char *why = NULL;
+    r->auto_backend = rf_backend_choose_auto(&kind, &why, NULL) == 0 ? rf_backend_name(kind) : NULL;
+    free(why);
     return r;
 }
 

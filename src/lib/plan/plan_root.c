@@ -91,23 +91,29 @@ static const rf_mount *unidmappable(const rf_plan *plan, const char **fs)
     return NULL;
 }
 
-static int refuse_host_root(const char *why, rf_error **err)
+/* What lifts each cause, for the refusal's hint. */
+static const char hint_caps[] = "give the container what the unprivileged mapping needs (podman/docker: --cap-add "
+                                "SYS_ADMIN,NET_ADMIN,SETUID,SETGID; Kubernetes: securityContext.capabilities.add: "
+                                "[SYS_ADMIN, NET_ADMIN, SETUID, SETGID])";
+static const char hint_ids[] = "give the user namespace around ringfence more ids (podman --userns=auto, or "
+                               "subordinate ids in /etc/subuid for rootless podman), or set map_root_to "
+                               "(--map-root-to) to an id mapped there";
+static const char hint_fs[] = "put it on a volume of ext4, xfs, btrfs or tmpfs (podman/docker: -v HOST_DIR:PATH)";
+
+static int refuse_host_root(const char *why, const char *fix, rf_error **err)
 {
     rf_error_set(err, 0, "a root caller: %s, so the sandbox's uid 0 would be host uid 0 (without capabilities)", why);
-    return rf_error_hint_set(err, "give the container what the unprivileged mapping needs (podman/docker: "
-                                  "--cap-add SYS_ADMIN,NET_ADMIN,SETUID,SETGID; Kubernetes: "
-                                  "securityContext.capabilities.add: [SYS_ADMIN, NET_ADMIN, SETUID, SETGID]), "
-                                  "run ringfence as an ordinary user (--user, or USER in the image), or accept the "
-                                  "weaker sandbox by name with --accept-weaker (docs/containers.md)");
+    return rf_error_hint_set(err, "%s, run ringfence as an ordinary user (--user, or USER in the image), or accept "
+                                  "the weaker sandbox by name with --accept-weaker (docs/containers.md)", fix);
 }
 
 /* Switch the plan to a contained root: an ordinary caller's namespaces,
  * root's own id mapped, nothing idmapped. */
-static int contain(rf_plan *plan, const rf_policy *policy, const char *why, rf_error **err)
+static int contain(rf_plan *plan, const rf_policy *policy, const char *why, const char *fix, rf_error **err)
 {
     uid_t outer = rf_ident_initial_userns() ? 0 : rf_ident_outer_uid(0);
     if (outer == 0 && !policy->accept_weaker)
-        return refuse_host_root(why, err);
+        return refuse_host_root(why, fix, err);
     /* Linux 5.12+ (verify_root_map): a map whose outer id is 0 needs
      * CAP_SETFCAP over the parent namespace, else a file capability
      * written inside would be valid outside. */
@@ -149,14 +155,14 @@ int rf_plan_root_identity(rf_plan *plan, const rf_policy *policy, rf_error **err
     if (cap) {
         snprintf(why, sizeof why, "this root lacks %s (a container's default), which the unprivileged "
                                   "mapping needs", cap);
-        return contain(plan, policy, why, err);
+        return contain(plan, policy, why, hint_caps, err);
     }
     /* A user namespace around us that maps root alone (rootless podman
      * with one id, bwrap): map_root_to has no id here to be. */
     if (rf_ident_outer_uid(plan->uid_host) == (uid_t)-1) {
         snprintf(why, sizeof why, "uid %u (map_root_to) is not mapped in the user namespace this root runs "
                                   "in", (unsigned)plan->uid_host);
-        return contain(plan, policy, why, err);
+        return contain(plan, policy, why, hint_ids, err);
     }
     hand_over_user_env(plan, policy);
     const char *fs = NULL;
@@ -171,5 +177,5 @@ int rf_plan_root_identity(rf_plan *plan, const rf_policy *policy, rf_error **err
                                       "HOST_DIR:%s), run ringfence as an ordinary user, or accept the weaker "
                                       "sandbox by name with --accept-weaker (docs/containers.md)", m->source);
     }
-    return contain(plan, policy, why, err);
+    return contain(plan, policy, why, hint_fs, err);
 }

@@ -2,6 +2,7 @@
 /* From what happened to a sandbox to the status record (and exit code). */
 #include "proc/proc.h"
 #include "util/error.h"
+#include "util/ident.h"
 #include "util/strv.h"
 #include "limits/cgroup.h"
 #include "net/net.h"
@@ -19,6 +20,10 @@
 
 static const char *setup_hint(const rf_proc *p)
 {
+    /* Ubuntu 23.10+: the user namespace is made, then every privileged
+     * step in it fails; whichever step that is, this is the cause. */
+    if ((p->setup_errno == EPERM || p->setup_errno == EACCES) && rf_ident_apparmor_restricts_userns())
+        return RF_APPARMOR_HINT;
     if (!strcmp(p->setup_step, "mount /proc") && (p->setup_errno == EPERM || p->setup_errno == EACCES))
         return "this host does not allow mounting a fresh /proc (a container with a masked /proc?); "
                "run 'ringfence doctor', or use --backend landlock";

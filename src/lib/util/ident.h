@@ -17,3 +17,15 @@ uid_t rf_ident_outer_uid(uid_t id);
 
 /* True when this process has capability `cap` in its effective set. */
 bool rf_ident_has_cap(int cap);
+
+/* True when AppArmor takes capabilities away in user namespaces this
+ * process makes: kernel.apparmor_restrict_unprivileged_userns = 1 (Ubuntu
+ * 23.10+) and this process runs unconfined, not under a profile that
+ * grants userns (the package's /etc/apparmor.d/ringfence). */
+bool rf_ident_apparmor_restricts_userns(void);
+
+#define RF_APPARMOR_HINT                                                                                      \
+    "AppArmor takes capabilities away in new user namespaces here (kernel."                                   \
+    "apparmor_restrict_unprivileged_userns = 1) and ringfence runs unconfined: load the profile the package " \
+    "ships (sudo apparmor_parser -r /etc/apparmor.d/ringfence; it grants userns to /usr/bin/ringfence only), " \
+    "use --backend landlock, or set the sysctl to 0 (docs/containers.md)"

@@ -9,6 +9,7 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fault.h"
+#include "util/ident.h"
 #include "util/strv.h"
 #include "limits/cgroup.h"
 #include "net/net.h"
@@ -84,6 +85,8 @@ static rf_proc *release_child(const rf_plan *plan, pid_t pid, int pidfd, int soc
     if (!plan->caller_is_root &&
         rf_userns_write_maps(pid, plan->uid_inside, plan->uid_host, plan->gid_inside, plan->gid_host, err) < 0) {
         rf_error_prefix(err, "map the user namespace");
+        if (rf_ident_apparmor_restricts_userns())
+            rf_error_hint_set(err, "%s", RF_APPARMOR_HINT);
         goto fail;
     }
     rf_fault_point("uid-map");

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# ringfence inside a container, as agents run it (devcontainers, CI job
+# containers, pods; docs/containers.md): podman runs this host's own root
+# as the container's (--rootfs /:O, an overlay, so nothing written inside
+# reaches the host), with each setting of the table in docs/containers.md.
+# In every row `ringfence run` either runs with the walls up or refuses
+# naming the real cause and the container setting that lifts it, and
+# `ringfence doctor` agrees with it (its verdict on native is a real
+# start). Root only: rootful podman (a rootless one needs subordinate ids
+# and, on a hybrid cgroup host, more than this host gives it).
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/common.bash"
+
+if ! is_root; then
+    skip "ringfence in containers" "needs root (rootful podman)"; exit 0
+fi
+if ! command -v podman >/dev/null; then
+    skip "ringfence in containers" "podman is not installed (scripts/setup installs it)"; exit 0
+fi
+# Once, with the normal build: the sanitizer build's code paths are the same
+# (tests/security/contained-root.sh runs those under ASan).
+if ldd "$RINGFENCE" 2>/dev/null | grep -q libasan; then
+    skip "ringfence in containers" "run once, with the normal build"; exit 0
+fi
+# runc: crun refuses a v1/v2 hybrid cgroup host. The host's hard limits
+# bound the container's (podman's default nofile would exceed them).
+runtime=()
+command -v runc >/dev/null && runtime=(--runtime runc)
+ctr() { # PODMAN-OPTION... -- SHELL-COMMAND
+    local opts=()
+    while [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    podman run --rm "${runtime[@]}" --network none --ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" \
+        --ulimit nproc=4096:4096 -e RF="$RINGFENCE" -e PROBE="$PROBE" "${opts[@]}" --rootfs /:O sh -c "$1"
+}
+if ! ctr -- true >"$SCRATCH/ctr" 2>&1; then
+    skip "ringfence in containers" "podman cannot run a container here: $(head -c 300 "$SCRATCH/ctr")"; exit 0
+fi
+mkdir -p "$SCRATCH/vol" && chmod 755 "$SCRATCH/vol"
+
+# In the container: a workspace (on the container's overlayfs root, or on
+# the volume /vol), `run -- PROBE status`, then doctor's verdict on native.
+INNER='W=${WSDIR:-$(mktemp -d /tmp/ws.XXXXXX)}; cd "$W" || exit 9; O=$(mktemp -d /tmp/out.XXXXXX)
+"$RF" run --status-json $O/st.json --expose "$PROBE" -- "$PROBE" status >$O/out 2>$O/err; echo "run=$?"
+"$RF" doctor --json >$O/doc 2>/dev/null
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(\"native=%s\" % d[\"backends\"][\"native\"][\"usable\"]); print(d[\"user_namespaces\"][\"reasons\"])" $O/doc
+cat $O/err; grep -E "^(Uid|CapEff|NoNewPrivs):" $O/out; cat $O/st.json 2>/dev/null'
+
+# row LABEL WANT NEEDLE PODMAN-OPTION...: WANT is "runs" or "refused";
+# NEEDLE must be in what run said (the cause and its fix).
+row() {
+    local label=$1 want=$2 needle=$3; shift 3
+    local out
+    out=$(ctr "$@" -- "$INNER" 2>&1)
+    case $want in
+    runs)
+        contains "$label: run works" "$out" "run=0"
+        contains "$label: ... doctor agrees" "$out" "native=True"
+        contains "$label: ... without capabilities" "$out" "CapEff:	0000000000000000"
+        contains "$label: ... no_new_privs" "$out" "NoNewPrivs:	1"
+        contains "$label: ... the status names the backend" "$out" '"backend":"native"' ;;
+    refused)
+        contains "$label: run refuses" "$out" "run=125"
+        contains "$label: ... doctor agrees" "$out" "native=False" ;;
+    esac
+    [ -n "$needle" ] && contains "$label: ... saying '$needle'" "$out" "$needle"
+    lacks "$label: ... never the userns sysctls (the wrong cause)" "$out" "unprivileged_userns_clone=1"
+}
+
+user=${RF_TEST_USER:-rftest}
+id "$user" >/dev/null 2>&1 || user=nobody
+row "defaults, root" refused "lacks CAP_SYS_ADMIN"
+row "defaults, $user" refused "masked /proc" --user "$user"
+row "unmask=ALL, root" refused "--cap-add SYS_ADMIN" --security-opt unmask=ALL
+row "unmask=ALL, root, --accept-weaker" refused "--accept-weaker" --security-opt unmask=ALL
+row "unmask=ALL seccomp=unconfined, root" refused "lacks CAP_SYS_ADMIN" --security-opt unmask=ALL \
+    --security-opt seccomp=unconfined
+row "unmask=ALL, $user" runs "" --security-opt unmask=ALL --user "$user"
+row "unmask=ALL CAP_SYS_ADMIN, root, workspace on the overlayfs root" refused "on overlayfs, which cannot be idmapped" \
+    --security-opt unmask=ALL --cap-add SYS_ADMIN,NET_ADMIN
+row "unmask=ALL CAP_SYS_ADMIN, root, workspace on a volume" runs "" --security-opt unmask=ALL \
+    --cap-add SYS_ADMIN,NET_ADMIN -v "$SCRATCH/vol:/vol" -e WSDIR=/vol
+row "--privileged, root, workspace on a volume" runs "" --privileged -v "$SCRATCH/vol:/vol" -e WSDIR=/vol
+row "--cap-drop=all, root" refused "lacks CAP_SYS_ADMIN" --security-opt unmask=ALL --cap-drop=all
+
+# The weaker mode accepted by name, where the kernel lets it: it runs, says
+# so in the status record, and the walls stand.
+out=$(ctr --security-opt unmask=ALL -- 'W=$(mktemp -d /tmp/ws.XXXXXX); cd $W; O=$(mktemp -d /tmp/out.XXXXXX)
+echo secret >$O/outside
+"$RF" run --accept-weaker --status-json $O/st.json -- sh -c "cat $O/outside; touch /etc/x; grep CapEff /proc/self/status"
+echo "run=$?"; cat $O/st.json' 2>&1)
+contains "unmask=ALL, root, --accept-weaker: runs" "$out" "run="
+contains "... the weakening is in the status record" "$out" '"weakenings":["root: the command'"'"'s uid 0 is host uid 0'
+lacks "... the container's /tmp is not there" "$out" "secret"
+contains "... the system is read-only" "$out" "Read-only file system"
+contains "... no capabilities" "$out" "CapEff:	0000000000000000"
+
+# --backend auto in the default container: landlock, with the reason.
+out=$(ctr -- 'cd $(mktemp -d /tmp/ws.XXXXXX); "$RF" run --backend auto -- true; echo "run=$?"' 2>&1)
+contains "defaults, root, --backend auto: landlock, with the reason" "$out" "backend auto: landlock"
+contains "... refused without --accept-weaker" "$out" "run=125"
