@@ -27,6 +27,16 @@ uid_t rf_ident_outer_uid(uid_t id)
     return (uid_t)-1;
 }
 
+bool rf_ident_seccomp_filtered(void)
+{
+    _cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Seccomp:", 8))
+            return atoi(line + 8) == 2;
+    return false;
+}
+
 /* capget(2) directly: libcap would be a dependency of every program that
  * links the library for one bit. */
 bool rf_ident_has_cap(int cap)

@@ -15,6 +15,9 @@ bool rf_ident_initial_userns(void);
  * /proc/self/uid_map or gid_map), or (uid_t)-1 when it is not mapped. */
 uid_t rf_ident_outer_uid(uid_t id);
 
+/* True when this process runs under a seccomp filter (Seccomp: 2). */
+bool rf_ident_seccomp_filtered(void);
+
 /* True when this process has capability `cap` in its effective set. */
 bool rf_ident_has_cap(int cap);
 

@@ -35,6 +35,12 @@ static int clone_error(int e, rf_error **err)
         rf_error_hint_set(err, "a limit on namespaces is reached (sysctl user.max_user_namespaces, "
                                "user.max_net_namespaces, user.max_mnt_namespaces, user.max_pid_namespaces...): "
                                "raise it, or run 'ringfence doctor'");
+    else if (e == ENOSYS || ((e == EPERM || e == EINVAL) && rf_ident_seccomp_filtered()))
+        rf_error_hint_set(err, "this process runs under a seccomp filter that refuses namespaces (a "
+                               "container's: docker's default answers clone3 with ENOSYS and namespace flags "
+                               "with EPERM unless CAP_SYS_ADMIN): run the container with a profile that allows "
+                               "them (--security-opt seccomp=PROFILE, or seccomp=unconfined), or use --backend "
+                               "landlock (docs/containers.md)");
     else if (e == EPERM || e == EINVAL)
         rf_error_hint_set(err, "this kernel does not let unprivileged users create user namespaces. Enable "
                                "them (Debian/Ubuntu: sysctl -w kernel.unprivileged_userns_clone=1; Ubuntu 24.04+: "
