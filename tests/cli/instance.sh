@@ -115,10 +115,14 @@ expect_exit 0 "a chat-profile instance" rf run --instance c1 --profile chat --st
 check "the chat profile's limits hold (256 MiB, 200 processes, 0.25 CPU)" python3 -c '
 import json, sys; l = json.load(open(sys.argv[1]))["limits"]
 assert l["memory"]["limit"] == 268435456 and l["pids"]["limit"] == 200 and l["cpu"]["limit"] == 0.25, l' "$SCRATCH/st.json"
-"$RINGFENCE" run --instance c1 -- sh -c 'echo one > $HOME/one; sleep 1' &
+# Each waits (bounded) for the other's file: both exit 0 only if they ran
+# at once.
+wait_file='i=0; while [ ! -e "$HOME/$1" ]; do i=$((i + 1)); [ $i -gt 300 ] && exit 1; sleep 0.1; done'
+"$RINGFENCE" run --instance c1 -- sh -c "echo one > \$HOME/one; $wait_file" sh two &
 a=$!
-expect_exit 0 "two sandboxes of one instance run at once" rf run --instance c1 -- sh -c 'sleep 0.3; echo two > $HOME/two'
-wait "$a"
+expect_exit 0 "two sandboxes of one instance run at once" rf run --instance c1 -- sh -c "$wait_file; echo two > \$HOME/two" sh one
+rc=0; wait "$a" || rc=$?
+check "... the first saw the second's file while it ran (exit $rc)" test "$rc" = 0
 check "both wrote to the shared home" test -f "$inst/c1/home/one" -a -f "$inst/c1/home/two"
 
 # ── Stored network settings, shown, applied, only narrowed ──

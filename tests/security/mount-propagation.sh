@@ -23,9 +23,13 @@ host_side() {
     echo "after $(grep -c " $SCRATCH" /proc/self/mountinfo)"
     grep " $SCRATCH" /proc/self/mountinfo | sed 's/^/mount /'
     # The other way: a mount the host makes while the sandbox runs.
-    "$RINGFENCE" run -- sh -c 'sleep 1; cat /proc/self/mountinfo' >"$SCRATCH/inside" 2>&1 &
-    sleep 0.3
+    # The sandbox says it runs (a file in the workspace), the host mounts,
+    # then says so (another file); bounded both ways.
+    "$RINGFENCE" run -- sh -c 'touch started; for i in $(seq 300); do [ -e mounted ] && break; sleep 0.1; done
+        cat /proc/self/mountinfo' >"$SCRATCH/inside" 2>&1 &
+    for _ in $(seq 300); do [ -e "$WS/started" ] && break; sleep 0.1; done
     mount -t tmpfs rf-late-host-mount "$WS/later"
+    touch "$WS/mounted"
     wait
     umount "$WS/later"
 }
