@@ -101,3 +101,23 @@ contains "…naming the backend" "$ERR" "backend landlock"
 check "…and writes nothing" test ! -e "$SCRATCH/ll"
 expect_exit 0 "export --help" rf export --help
 contains "…explains both targets" "$OUT" "crun run --bundle"
+
+# docs/containers.md's harness Deployment (a pod whose harness sandboxes its
+# children with the native backend) is valid against the same API models.
+doc=${RF_SOURCE_DIR:-}/docs/containers.md
+if [ ! -r "$doc" ]; then
+    skip "docs/containers.md's Deployment is valid" "RF_SOURCE_DIR is not readable here"
+elif ! /usr/bin/python3 -c 'import kubernetes, yaml' 2>/dev/null; then
+    skip "docs/containers.md's Deployment is valid" "python3-kubernetes is not installed"
+else
+    /usr/bin/python3 -c '
+import json, re, sys, yaml
+text = open(sys.argv[1]).read()
+block = re.search(r"```yaml\n(.*?)```", text, re.S).group(1)
+print(json.dumps({"kind": "List", "items": [yaml.safe_load(block)]}))' "$doc" >"$SCRATCH/deploy.json"
+    expect_exit 0 "docs/containers.md's Deployment is valid" /usr/bin/python3 "$validator" "$SCRATCH/deploy.json"
+    check "... with procMount Unmasked and hostUsers false" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["items"][0]["spec"]["template"]["spec"]
+assert d["hostUsers"] is False and d["containers"][0]["securityContext"]["procMount"] == "Unmasked", d' "$SCRATCH/deploy.json"
+fi

@@ -22,6 +22,7 @@ KINDS = {
     ("v1", "Pod"): "V1Pod",
     ("networking.k8s.io/v1", "NetworkPolicy"): "V1NetworkPolicy",
     ("node.k8s.io/v1", "RuntimeClass"): "V1RuntimeClass",
+    ("apps/v1", "Deployment"): "V1Deployment",  # docs/containers.md's harness pod
 }
 # (model, json field): the Kubernetes version that added it.
 NEWER = {("V1PodSpec", "hostUsers"): "1.25"}
