@@ -31,6 +31,13 @@ at_exit() {
 # A token no other process on the host carries in its command line.
 TOKEN="rfsec-$$-$RANDOM$RANDOM"
 
+# root_contained: a root caller whose sandbox maps its own uid 0 (a
+# container's root without CAP_SYS_ADMIN; docs/containers.md): the plan
+# lists it among its weakenings.
+root_contained() {
+    is_root && rf plan -- true 2>/dev/null | grep -q "root: the command's uid 0 is"
+}
+
 inside() { rf run "${RF_OPTS[@]}" --expose "$PROBE" -- "$PROBE" "$@"; }
 
 in_denied() {

@@ -99,3 +99,25 @@ contains "... no capabilities" "$out" "CapEff:	0000000000000000"
 out=$(ctr -- 'cd $(mktemp -d /tmp/ws.XXXXXX); "$RF" run --backend auto -- true; echo "run=$?"' 2>&1)
 contains "defaults, root, --backend auto: landlock, with the reason" "$out" "backend auto: landlock"
 contains "... refused without --accept-weaker" "$out" "run=125"
+
+# The batteries, inside the container: the same scripts that try to cross
+# each wall on the host (filesystem, privileges, processes, network and IPC,
+# environment, devices and /proc), run there by ROW's user, each one a line
+# here: "N passed, 0 failed".
+stage=$(dirname "$RINGFENCE")
+battery() { # LABEL PODMAN-OPTION...
+    local label=$1 script out passed failed; shift
+    for script in filesystem privileges processes network_ipc environment devices_proc; do
+        out=$(ctr "$@" -e RINGFENCE="$RINGFENCE" -e RF_SOURCE_DIR="${RF_SOURCE_DIR:-}" -- \
+            "bash $stage/tests/security/$script.sh" 2>&1)
+        passed=$(grep -c '^ok' <<<"$out"); failed=$(grep -c '^not ok' <<<"$out")
+        if [ "$failed" = 0 ] && [ "$passed" -gt 0 ]; then
+            pass "$label: security/$script inside: $passed passed, 0 failed"
+        else
+            fail "$label: security/$script inside: $passed passed, $failed failed"
+            diag "$(grep -A3 '^not ok' <<<"$out" | head -20)" "$(tail -3 <<<"$out")"
+        fi
+    done
+}
+battery "unmask=ALL, $user" --security-opt unmask=ALL --user "$user"
+battery "unmask=ALL, root, contained (--accept-weaker)" --security-opt unmask=ALL -e RINGFENCE_ACCEPT_WEAKER=true

@@ -58,36 +58,45 @@ in_denied "an inherited fd 9 is closed inside" fd 9 9<"$fake/.netrc"
 in_denied "no descriptor above 2 is open in the command" fds 5<"$fake/.netrc" 9<"$fake/.netrc" 42>/dev/null
 
 # ── The caller's session keyring ──
-host_ok "control: a key in a session keyring is found by a child" \
-    key-session "rf-key-$TOKEN" keydata "$PROBE" key-read "rf-key-$TOKEN"
-rc=0
-"$PROBE" key-session "rf-key-$TOKEN" keydata "$RINGFENCE" run --expose "$PROBE" -- "$PROBE" \
-    key-read "rf-key-$TOKEN" >"$SCRATCH/out" 2>&1 </dev/null || rc=$?
-OUT=$(cat "$SCRATCH/out")
-if [ "$rc" = 1 ] && [[ $OUT == *denied:* ]]; then pass "the caller's session keyring is out of reach"
-else fail "the caller's session keyring is out of reach"; diag "exit $rc: ${OUT:0:400}"; fi
-# The native backend joins a fresh session keyring only when the filter lets
-# key system calls through (plan.c); with the default filter, none reaches a
-# key and /proc/keys, which would list the possessed keys' names, is masked.
-if [ -z "${RF_TEST_BACKEND:-}" ]; then
+# A container's seccomp filter may refuse key system calls altogether
+# (podman's and docker's default: keyctl, add_key answer ENOSYS or EPERM):
+# then nothing can hold a key to leak, and the controls below could not
+# pass, so this part is skipped with the reason.
+if ! "$PROBE" key-session "rf-kc-$TOKEN" x true >/dev/null 2>&1; then
+    skip "the caller's keyrings are out of reach" \
+        "key system calls fail here: $("$PROBE" key-session "rf-kc-$TOKEN" x true 2>&1 | head -c 120)"
+else
+    host_ok "control: a key in a session keyring is found by a child" \
+        key-session "rf-key-$TOKEN" keydata "$PROBE" key-read "rf-key-$TOKEN"
     rc=0
-    "$PROBE" key-session "rf-key-$TOKEN" keydata "$RINGFENCE" run --backend native --seccomp off \
-        --expose "$PROBE" -- "$PROBE" key-read "rf-key-$TOKEN" >"$SCRATCH/out" 2>&1 </dev/null || rc=$?
+    "$PROBE" key-session "rf-key-$TOKEN" keydata "$RINGFENCE" run --expose "$PROBE" -- "$PROBE" \
+        key-read "rf-key-$TOKEN" >"$SCRATCH/out" 2>&1 </dev/null || rc=$?
     OUT=$(cat "$SCRATCH/out")
-    if [ "$rc" = 1 ] && [[ $OUT == *denied:* ]]; then pass "seccomp off: a fresh session keyring keeps the caller's out"
-    else fail "seccomp off: a fresh session keyring keeps the caller's out"; diag "exit $rc: ${OUT:0:400}"; fi
+    if [ "$rc" = 1 ] && [[ $OUT == *denied:* ]]; then pass "the caller's session keyring is out of reach"
+    else fail "the caller's session keyring is out of reach"; diag "exit $rc: ${OUT:0:400}"; fi
+    # The native backend joins a fresh session keyring only when the filter lets
+    # key system calls through (plan.c); with the default filter, none reaches a
+    # key and /proc/keys, which would list the possessed keys' names, is masked.
+    if [ -z "${RF_TEST_BACKEND:-}" ]; then
+        rc=0
+        "$PROBE" key-session "rf-key-$TOKEN" keydata "$RINGFENCE" run --backend native --seccomp off \
+            --expose "$PROBE" -- "$PROBE" key-read "rf-key-$TOKEN" >"$SCRATCH/out" 2>&1 </dev/null || rc=$?
+        OUT=$(cat "$SCRATCH/out")
+        if [ "$rc" = 1 ] && [[ $OUT == *denied:* ]]; then pass "seccomp off: a fresh session keyring keeps the caller's out"
+        else fail "seccomp off: a fresh session keyring keeps the caller's out"; diag "exit $rc: ${OUT:0:400}"; fi
+        rc=0
+        "$PROBE" key-session "rf-key-$TOKEN" keydata "$RINGFENCE" run --backend native -- \
+            sh -c 'cat /proc/keys /proc/key-users' >"$SCRATCH/out" 2>&1 </dev/null || rc=$?
+        OUT=$(cat "$SCRATCH/out")
+        if [ "$rc" != 0 ] && [[ $OUT != *"rf-key-$TOKEN"* ]]; then pass "/proc/keys and /proc/key-users are masked"
+        else fail "/proc/keys and /proc/key-users are masked"; diag "exit $rc: ${OUT:0:400}"; fi
+    fi
+    host_ok "control: a key in the user keyring is found by a child" \
+        key-user "rf-ukey-$TOKEN" keydata "$PROBE" key-read "rf-ukey-$TOKEN" user
     rc=0
-    "$PROBE" key-session "rf-key-$TOKEN" keydata "$RINGFENCE" run --backend native -- \
-        sh -c 'cat /proc/keys /proc/key-users' >"$SCRATCH/out" 2>&1 </dev/null || rc=$?
+    "$PROBE" key-user "rf-ukey-$TOKEN" keydata "$RINGFENCE" run --expose "$PROBE" -- "$PROBE" \
+        key-read "rf-ukey-$TOKEN" user >"$SCRATCH/out" 2>&1 </dev/null || rc=$?
     OUT=$(cat "$SCRATCH/out")
-    if [ "$rc" != 0 ] && [[ $OUT != *"rf-key-$TOKEN"* ]]; then pass "/proc/keys and /proc/key-users are masked"
-    else fail "/proc/keys and /proc/key-users are masked"; diag "exit $rc: ${OUT:0:400}"; fi
+    if [ "$rc" = 1 ] && [[ $OUT == *denied:* ]]; then pass "the caller's user keyring is out of reach"
+    else fail "the caller's user keyring is out of reach"; diag "exit $rc: ${OUT:0:400}"; fi
 fi
-host_ok "control: a key in the user keyring is found by a child" \
-    key-user "rf-ukey-$TOKEN" keydata "$PROBE" key-read "rf-ukey-$TOKEN" user
-rc=0
-"$PROBE" key-user "rf-ukey-$TOKEN" keydata "$RINGFENCE" run --expose "$PROBE" -- "$PROBE" \
-    key-read "rf-ukey-$TOKEN" user >"$SCRATCH/out" 2>&1 </dev/null || rc=$?
-OUT=$(cat "$SCRATCH/out")
-if [ "$rc" = 1 ] && [[ $OUT == *denied:* ]]; then pass "the caller's user keyring is out of reach"
-else fail "the caller's user keyring is out of reach"; diag "exit $rc: ${OUT:0:400}"; fi
