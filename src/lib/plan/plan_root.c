@@ -98,7 +98,8 @@ static const char hint_caps[] = "give the container what the unprivileged mappin
 static const char hint_ids[] = "give the user namespace around ringfence more ids (podman --userns=auto, or "
                                "subordinate ids in /etc/subuid for rootless podman), or set map_root_to "
                                "(--map-root-to) to an id mapped there";
-static const char hint_fs[] = "put it on a volume of ext4, xfs, btrfs or tmpfs (podman/docker: -v HOST_DIR:PATH)";
+static const char hint_fs[] = "put it on ext4, xfs, btrfs or tmpfs (in a container, a volume: podman/docker -v "
+                              "HOST_DIR:PATH)";
 
 static int refuse_host_root(const char *why, const char *fix, rf_error **err)
 {
@@ -132,7 +133,7 @@ static int contain(rf_plan *plan, const rf_policy *policy, const char *why, cons
     else
         snprintf(text, sizeof text, "root: the command's uid 0 is this container's uid 0 (host uid %ld), "
                                     "without capabilities, not an unprivileged id of its own (%s)",
-                 outer == (uid_t)-1 ? -1L : (long)outer, why);
+                 (long)outer, why);
     if (rf_strv_push(&plan->weakenings, text) < 0 || rf_strv_pushf(&plan->warnings, "%s", text) < 0)
         return rf_error_set(err, ENOMEM, "plan");
     plan->caller_is_root = false;
@@ -169,13 +170,7 @@ int rf_plan_root_identity(rf_plan *plan, const rf_policy *policy, rf_error **err
     const rf_mount *m = unidmappable(plan, &fs);
     if (!m)
         return 0;
-    snprintf(why, sizeof why, "the writable %s %s is on %s, which cannot be idmapped", m->why, m->source, fs);
-    if (!policy->accept_weaker && rf_ident_initial_userns()) {
-        rf_error_set(err, 0, "a root caller: %s, and without an idmapped mount the sandbox's uid 0 could write "
-                             "it only as host uid 0", why);
-        return rf_error_hint_set(err, "put it on a volume of ext4, xfs, btrfs or tmpfs (podman/docker: -v "
-                                      "HOST_DIR:%s), run ringfence as an ordinary user, or accept the weaker "
-                                      "sandbox by name with --accept-weaker (docs/containers.md)", m->source);
-    }
+    snprintf(why, sizeof why, "the writable %s %s is on %s, which cannot be idmapped, and without an idmapped "
+                              "mount the sandbox's uid 0 can write it only as root's own", m->why, m->source, fs);
     return contain(plan, policy, why, hint_fs, err);
 }
