@@ -178,11 +178,10 @@ int rf_backend_choose_auto(rf_backend_kind *ret, char **reason, rf_error **err)
         *ret = RF_BACKEND_NATIVE;
         n = asprintf(reason, "auto: native, since %s", why);
     } else if (!refused_root && rf_bwrap_usable(bw, sizeof bw)) {
-        /* (A root the native backend refuses is no better off in bwrap:
-         * it switches to the workspace's owner without the capabilities
-         * that would reach root's instance tree.) */
         /* bwrap's namespaces and mounts are native's: stronger than
-         * Landlock alone. */
+         * Landlock alone. Not for a root the native backend refuses: bwrap
+         * switches it to the workspace's owner, who cannot reach root's
+         * instance tree. */
         *ret = RF_BACKEND_BWRAP;
         n = asprintf(reason, "auto: bwrap, since the native backend cannot run here (%s) and %s", why, bw);
     } else if (rf_landlock_abi() >= 1) {

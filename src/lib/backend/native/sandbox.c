@@ -129,9 +129,11 @@ static int die_with_caller(rf_native_ctx *c, rf_setup_fail *f)
  * name instead of "ringfence" (docs/containers.md). */
 static int set_hostname(const rf_plan *plan, rf_setup_fail *f)
 {
-    if (sethostname(plan->hostname, strlen(plan->hostname)) < 0 || setdomainname("(none)", 6) < 0)
-        return errno == EPERM && (plan->clone_flags & CLONE_NEWUTS) ? 0 : rf_fail(f, "set hostname", plan->hostname);
-    return 0;
+    if (sethostname(plan->hostname, strlen(plan->hostname)) == 0 && setdomainname("(none)", 6) == 0)
+        return 0;
+    if (errno == EPERM && (plan->clone_flags & CLONE_NEWUTS))
+        return 0;
+    return rf_fail(f, "set hostname", plan->hostname);
 }
 
 /* Unprivileged caller, instance with a subordinate id of its own: setup ran
