@@ -30,8 +30,10 @@ function locate(message) {
   if (setup)
     return { step: setup[1], path: setup[2] || null };
   const parts = message.split(': ');
-  const step = parts.length > 1 ? parts[0].replace(/ \(from [^)]*\)$/, '') : null;
-  const path = parts.slice(step ? 1 : 0).find((p) => p.startsWith('/')) || null;
+  const step = parts.length > 1 && !parts[0].startsWith('/') ? parts[0].replace(/ \(from [^)]*\)$/, '') : null;
+  /* the first absolute path outside "(from FILE)", which names the layer */
+  const m = /(?:^|[\s'"])(\/[^\s:'"]*)/.exec(message.replace(/\(from [^)]*\)/g, ''));
+  const path = m ? m[1] : null;
   return { step, path };
 }
 
