@@ -65,7 +65,7 @@ function invoke(args, { ok = [0], input, ...o } = {}) {
   return new Promise((resolve, reject) => {
     let child;
     try {
-      child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'], env: environment(o) });
+      child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'], env: environment(o), cwd: o.cwd });
     } catch (e) {
       reject(notFound(bin, e));
       return;

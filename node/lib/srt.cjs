@@ -57,8 +57,10 @@ function createManager(o = {}) {
     const dir = cli.privateDir();
     try {
       const full = cli.settingsFile(dir, config, 'srt-settings.json');
-      // ringfence reads it once here: a bad file fails now, with ringfence's message.
-      const { stderr } = await cli.invoke(['config', '--config-format=srt', `--config=${full}`], o);
+      // ringfence reads it once here: a bad file fails now, with ringfence's
+      // message. From our own directory: the workspace of the commands is
+      // their cwd when they run, not ours now.
+      const { stderr } = await cli.invoke(['config', '--config-format=srt', `--config=${full}`], { ...o, cwd: dir });
       const warnings = stderr.split('\n').filter((l) => l.startsWith('ringfence: warning: ')).map((l) => l.slice(20));
       const file = cli.settingsFile(dir, withoutUnused(config, warnings), 'settings.json');
       let asker = null;
