@@ -6,5 +6,6 @@
 const { RingfenceError } = require('./lib/errors.cjs');
 const { run, spawn, SandboxProcess } = require('./lib/process.cjs');
 const { Instance, Session, plan, doctor, profiles } = require('./lib/manage.cjs');
+const { printable } = require('./lib/printable.cjs');
 
-module.exports = { run, spawn, SandboxProcess, Instance, Session, plan, doctor, profiles, RingfenceError };
+module.exports = { run, spawn, SandboxProcess, Instance, Session, plan, doctor, profiles, printable, RingfenceError };

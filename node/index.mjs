@@ -2,5 +2,5 @@
 // The ES module entry: the same objects as index.cjs (one implementation).
 import rf from './index.cjs';
 
-export const { run, spawn, SandboxProcess, Instance, Session, plan, doctor, profiles, RingfenceError } = rf;
+export const { run, spawn, SandboxProcess, Instance, Session, plan, doctor, profiles, printable, RingfenceError } = rf;
 export default rf;

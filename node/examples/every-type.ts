@@ -19,7 +19,7 @@ async function main(workspace: string): Promise<void> {
   const route: RouteSpec = { url: 'https://api.example.com', headers: { 'x-api-key': 'env:API_KEY' }, allow: ['POST /v1/*'] };
   const scope: AskScope = 'run';
   const onAsk: OnAsk = async (q: AskQuestion): Promise<AskAnswer> =>
-    ({ decision: q.type === 'network' && q.host === 'pypi.org' ? 'allow' : 'deny', scope });
+    (console.log(rf.printable(q.host), rf.printable(q.process?.name ?? '')), { decision: q.type === 'network' && q.host === 'pypi.org' ? 'allow' : 'deny', scope });
   const base: SandboxOptions = { workspace, network, expose: [expose, '/srv/data:/data:rw'], limits, routes: { api: route, claude: 'anthropic' }, onAsk };
   const runOptions: RunOptions = { ...base, input: 'data', maxBuffer: 1 << 20 };
   const r: Result = await rf.run(command, runOptions);
