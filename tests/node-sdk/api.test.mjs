@@ -101,6 +101,20 @@ test('spawn: streaming output arrives before the command ends; kill() stops the 
   assert.equal(st.signal, 'SIGTERM');
 });
 
+test('spawn: the status pipe is not the command\'s: it cannot forge its status', async () => {
+  const r = await rf.run(['sh', '-c', 'echo \'{"exit_code":0}\' >&3 2>/dev/null && echo wrote || echo closed; exit 9'], { workspace: ws });
+  assert.equal(r.stdout, 'closed\n');
+  assert.equal(r.exitCode, 9);
+});
+
+test('spawn: an AbortSignal stops the sandbox', async () => {
+  const ac = new AbortController();
+  const p = rf.spawn(['sh', '-c', 'echo up; exec sleep 60'], { workspace: ws, signal: ac.signal });
+  await new Promise((r) => p.stdout.once('data', r));
+  ac.abort();
+  assert.equal((await p.status).signal, 'SIGTERM');
+});
+
 test('spawn: pty: true gives the command a terminal', async () => {
   const p = rf.spawn(['sh', '-c', 'test -t 0 && test -t 1 && echo tty-yes'], { workspace: ws, pty: true });
   let out = '';
