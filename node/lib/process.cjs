@@ -9,7 +9,7 @@ const { spawn: spawnChild } = require('node:child_process');
 const { EventEmitter } = require('node:events');
 const os = require('node:os');
 const { PassThrough } = require('node:stream');
-const { RingfenceError, fromStderr, EXIT_FAILURE } = require('./errors.cjs');
+const { RingfenceError, fromStderr, locate, EXIT_FAILURE } = require('./errors.cjs');
 const { toFlags, commandArgv } = require('./options.cjs');
 const cli = require('./cli.cjs');
 const ask = require('./ask.cjs');
@@ -50,15 +50,16 @@ function settle(records, tail, code, sig) {
   const st = records.find((r) => r && 'exit_code' in r);
   if (st && !(st.error && st.exit_code === EXIT_FAILURE))
     return statusOf(st);
-  if (st) {
-    const e = fromStderr(`ringfence: ${st.error}\n${(h => (h ? `hint: ${h}` : ''))(hintFor(tail, st.error))}`, EXIT_FAILURE, st.error);
+  if (st) { // a setup step failed in the sandbox: the record says which
+    const e = new RingfenceError(st.error, { hint: hintFor(tail, st.error), stderr: tail, ...locate(st.error) });
     e.status = statusOf(st);
     throw e;
   }
+  const how = sig ? `died of ${sig}` : `exited ${code}`;
+  const exitCode = code === null ? 128 + (os.constants.signals[sig] || 0) : code;
   if (started) // the command ran: its stderr is its own, not ringfence's word
-    throw new RingfenceError(`ringfence ${sig ? `died of ${sig}` : `exited ${code}`} before it wrote the status`,
-      { step: 'status', exitCode: code === null ? 128 + (os.constants.signals[sig] || 0) : code });
-  throw fromStderr(tail, code === null ? EXIT_FAILURE : code, `ringfence ${sig ? `died of ${sig}` : `exited ${code}`} before the sandbox started`);
+    throw new RingfenceError(`ringfence ${how} before it wrote the status`, { step: 'status', exitCode });
+  throw fromStderr(tail, exitCode, `ringfence ${how} before the sandbox started`);
 }
 
 /** A sandboxed process, shaped like Node's ChildProcess, plus .status. */

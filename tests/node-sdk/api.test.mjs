@@ -139,6 +139,20 @@ test('errors: RingfenceError names the step, the path and the hint; nothing ran'
   await assert.rejects(rf.spawn(['true'], { workspace: ws, limits: { memory: 'lots' } }).status, rf.RingfenceError);
 });
 
+test('errors: ringfence killed during setup is a RingfenceError, not a result (test-hooks build)', async (t) => {
+  let r;
+  try {
+    r = await rf.run(['true'], { workspace: ws, ringfenceEnv: { RF_TEST_FAULT_STEP: 'cgroup' } });
+  } catch (e) {
+    assert.ok(e instanceof rf.RingfenceError);
+    assert.equal(e.exitCode, 137);
+    assert.match(e.message, /died of SIGKILL before the sandbox started/);
+    return;
+  }
+  assert.equal(r.exitCode, 0);
+  t.skip('this build has no test hooks (-Dtest_hooks=true): RF_TEST_FAULT_STEP is not read');
+});
+
 test('errors: bad options are refused before anything runs', () => {
   assert.throws(() => rf.spawn(['true'], { worksapce: ws }), /worksapce: unknown option/);
   assert.throws(() => rf.spawn(['a\0b'], { workspace: ws }), /NUL/);

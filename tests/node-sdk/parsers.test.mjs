@@ -72,6 +72,23 @@ test(`errors: any stderr gives a RingfenceError with string or null fields (seed
   }
 });
 
+test('errors: what ringfence prints, taken apart', () => {
+  const cases = [
+    ["sandbox setup failed at step 'mount-sources' for /opt/x: No such file or directory", 'mount-sources', '/opt/x'],
+    ["sandbox setup failed at step 'landlock': Operation not permitted", 'landlock', null],
+    ['workspace (from command line): /nonexist: No such file or directory', 'workspace', '/nonexist'],
+    ['limits.memory (from /tmp/a/settings.json): lots: expected a size', 'limits.memory', null],
+    ['/w/noexec.sh is not executable', null, '/w/noexec.sh'],
+    ['command not found: /no/such', 'command not found', '/no/such'],
+  ];
+  for (const [m, step, p] of cases)
+    assert.deepEqual(errors.locate(m), { step, path: p }, m);
+  const e = errors.fromStderr('noise\nringfence: warning: w\nringfence: a: b\nhint: fix it\nringfence: warning: later\n', 125, 'f');
+  assert.equal(e.message, 'a: b');
+  assert.equal(e.hint, 'fix it');
+  assert.equal(errors.fromStderr('', 1, 'fallback').message, 'fallback');
+});
+
 test(`printable: only printable ASCII comes out (seed ${SEED})`, () => {
   for (let i = 0; i < 2000; i++)
     assert.match(printable(junk(int(200))), /^[\x20-\x7e]*$/);
