@@ -58,6 +58,18 @@ test('run: limits are passed on (pids, memory in the status record)', async () =
   assert.equal(r.json.limits.memory.limit, 256 << 20);
 });
 
+test('run: a memory limit kills what exceeds it (oomKilled)', async (t) => {
+  const r = await rf.run(['python3', '-c', 'b = []\nwhile True: b.append(bytearray(16 << 20))'],
+    { workspace: ws, limits: { memory: '64M' }, timeout: 60 });
+  if (!String(r.json.limits.memory.enforced_by).startsWith('cgroup')) {
+    t.skip(`the memory limit is enforced by ${r.json.limits.memory.enforced_by} here, not a cgroup: no OOM kill to see`);
+    return;
+  }
+  assert.equal(r.oomKilled, true, JSON.stringify(r.json));
+  assert.notEqual(r.exitCode, 0);
+  assert.ok(r.peakMemoryBytes > 32 << 20, `peak ${r.peakMemoryBytes}`);
+});
+
 test('run: network none by default, allowlist with a report', async () => {
   const none = await rf.run(['sh', '-c', 'cat /proc/net/dev | grep -c : '], { workspace: ws });
   assert.equal(none.stdout.trim(), '1', 'only loopback');
