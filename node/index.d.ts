@@ -298,9 +298,10 @@ export declare function doctor(options?: RootOptions): Promise<Record<string, un
 export interface ProfileInfo { name: string; description: string }
 export declare function profiles(options?: RootOptions): Promise<ProfileInfo[]>;
 
-/** A string a sandboxed command chose (a host, a path, a process name), safe
- * for a terminal: printable ASCII kept, anything else '?'; at most max (4096) characters. */
-export declare function printable(s: unknown, max?: number): string;
+/** A string a sandboxed command chose (a host, a path, a process name, a
+ * diff), safe for a terminal: printable ASCII kept (and line breaks with
+ * newlines: true), anything else '?'; at most max (4096) characters. */
+export declare function printable(s: unknown, options?: { max?: number; newlines?: boolean }): string;
 
 export declare class RingfenceError extends Error {
   /** the setting or setup step that failed (e.g. "workspace", "mount") */

@@ -45,7 +45,7 @@ async function main(workspace: string): Promise<void> {
   const session = new rf.Session(ov.session ?? '', root);
   const sessions: SessionInfo[] = await rf.Session.list(root);
   const changes: Change[] = (await session.show()).changes;
-  const diff: string = await session.diff();
+  const diff: string = rf.printable(await session.diff(), { max: 1 << 20, newlines: true });
   const applied: ApplyReport = await session.apply({ only: ['src'] });
   await session.discard();
   const plan: Plan = await rf.plan(['make'], base);

@@ -87,15 +87,22 @@ function expose(o, out, settings) {
   });
 }
 
-function env(o, out) {
+/* env values go into the settings layer (a 0600 file), not argv: every
+ * local user can read a process's argv in /proc, and a harness passes
+ * tokens this way. Only the names of keepEnv are flags. */
+function env(o, out, settings) {
   if (o.env !== undefined) {
     if (!o.env || typeof o.env !== 'object' || Array.isArray(o.env))
       throw badOption('env', 'expected an object of names and values');
+    const set = {};
     for (const [k, v] of Object.entries(o.env)) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
         throw badOption(`env.${k}`, 'not a variable name', 'letters, digits and _, not starting with a digit');
-      out.push(flag('env', `${k}=${str(`env.${k}`, v)}`));
+      set[k] = str(`env.${k}`, v);
     }
+    const mine = settings.env && typeof settings.env === 'object' ? settings.env : {};
+    if (Object.keys(set).length)
+      settings.env = { ...mine, set: { ...(mine.set || {}), ...set } };
   }
   out.push(...list('keepEnv', o.keepEnv).map((k) => flag('keep-env', k)));
 }
@@ -184,7 +191,7 @@ function toFlags(o = {}) {
   simple(o, out);
   network(o, out);
   expose(o, out, settings);
-  env(o, out);
+  env(o, out, settings);
   limits(o, out);
   routes(o, out);
   return { flags: out, settings: Object.keys(settings).length ? settings : null };

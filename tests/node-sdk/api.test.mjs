@@ -45,6 +45,19 @@ test('run: expose read-only, env, the clean environment', async () => {
   assert.ok(!fs.existsSync(path.join(data, 'g')));
 });
 
+test('run: env values are not on ringfence\'s command line (any local user can read argv)', async () => {
+  const p = rf.spawn(['sh', '-c', 'echo "$TOKEN"; read x'], { workspace: ws, env: { TOKEN: 'RF-NODE-TOKEN-42' } });
+  let out = '';
+  p.stdout.on('data', (d) => { out += d; });
+  while (!out.includes('\n'))
+    await new Promise((r) => p.stdout.once('data', r));
+  const argv = fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8');
+  p.stdin.end('\n');
+  await p.status;
+  assert.equal(out, 'RF-NODE-TOKEN-42\n');
+  assert.ok(argv.includes('--status-fd=3') && !argv.includes('RF-NODE-TOKEN-42'), argv);
+});
+
 test('run: timeout kills the tree (timedOut, exit 124)', async () => {
   const r = await rf.run(['sleep', '30'], { workspace: ws, timeout: 1, killGrace: 1 });
   assert.equal(r.timedOut, true);

@@ -93,7 +93,8 @@ test(`printable: only printable ASCII comes out (seed ${SEED})`, () => {
   for (let i = 0; i < 2000; i++)
     assert.match(printable(junk(int(200))), /^[\x20-\x7e]*$/);
   assert.equal(printable('pip\x1b]0;owned\x07'), 'pip?]0;owned?');
-  assert.equal(printable('x'.repeat(10), 4), 'xxxx');
+  assert.equal(printable('x'.repeat(10), { max: 4 }), 'xxxx');
+  assert.equal(printable('a\nb\r\x1b[2J', { newlines: true }), 'a\nb??[2J');
 });
 
 test(`ask: random bytes on the socket: answers only to questions, always well-formed (seed ${SEED})`, async () => {
