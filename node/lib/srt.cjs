@@ -41,98 +41,103 @@ function merge(base, custom) {
   return out;
 }
 
-function createManager(o = {}) {
-  let state = null; // {config, dir, file, warnings, asker, n}
+/** sandbox-runtime's ISandboxManager, over ringfence. */
+class Manager {
+  constructor(o = {}) {
+    this._o = o;
+    this._state = null; // {config, dir, file, warnings, asker, n}
+    // sandbox-runtime's manager is an object of closures: its methods work
+    // detached (const { wrapWithSandbox } = SandboxManager); so do these.
+    for (const k of Object.getOwnPropertyNames(Manager.prototype))
+      if (k !== 'constructor')
+        this[k] = this[k].bind(this);
+  }
 
-  const need = () => {
-    if (!state)
+  _need() {
+    if (!this._state)
       throw new RingfenceError('SandboxManager: not initialized', { step: 'initialize', hint: 'await SandboxManager.initialize(config) first' });
-    return state;
-  };
+    return this._state;
+  }
 
-  async function initialize(config, sandboxAskCallback, _enableLogMonitor) {
+  async initialize(config, sandboxAskCallback, _enableLogMonitor) {
     if (!config || typeof config !== 'object' || Array.isArray(config))
       throw new RingfenceError('SandboxManager.initialize: expected sandbox-runtime\'s configuration object', { step: 'initialize' });
-    await reset();
+    await this.reset();
     const dir = cli.privateDir();
     try {
       const full = cli.settingsFile(dir, config, 'srt-settings.json');
       // ringfence reads it once here: a bad file fails now, with ringfence's
       // message. From our own directory: the workspace of the commands is
       // their cwd when they run, not ours now.
-      const { stderr } = await cli.invoke(['config', '--config-format=srt', `--config=${full}`], { ...o, cwd: dir });
+      const { stderr } = await cli.invoke(['config', '--config-format=srt', `--config=${full}`], { ...this._o, cwd: dir });
       const warnings = stderr.split('\n').filter((l) => l.startsWith('ringfence: warning: ')).map((l) => l.slice(20));
       const file = cli.settingsFile(dir, withoutUnused(config, warnings), 'settings.json');
       let asker = null;
       if (typeof sandboxAskCallback === 'function')
-        asker = ask.listen(dir, async (q) => {
-          if (q.type !== 'network')
-            return false;
-          const a = await sandboxAskCallback({ host: q.host, port: q.port });
-          return a === true; // sandbox-runtime: only true allows
-        });
-      state = { config, dir, file, warnings, asker, n: 0 };
+        asker = ask.listen(dir, async (q) => q.type === 'network' && (await sandboxAskCallback({ host: q.host, port: q.port })) === true);
+      this._state = { config, dir, file, warnings, asker, n: 0 }; // sandbox-runtime: only true allows
     } catch (e) {
       cli.removeDir(dir);
       throw e;
     }
   }
 
-  function argvFor(command, binShell, customConfig) {
-    const s = need();
+  _argv(command, binShell, customConfig) {
+    const s = this._need();
     let file = s.file;
     if (customConfig && Object.keys(customConfig).length)
       file = cli.settingsFile(s.dir, withoutUnused(merge(s.config, customConfig), s.warnings), `custom-${++s.n}.json`);
     const args = ['run', '--config-format=srt', `--config=${file}`];
     if (s.asker)
       args.push(`--ask=socket:${s.asker.path}`);
-    return [cli.binary(o), ...args, '--', binShell || 'bash', '-c', String(command)];
+    return [cli.binary(this._o), ...args, '--', binShell || 'bash', '-c', String(command)];
   }
 
-  return {
-    initialize,
-    isSupportedPlatform: () => process.platform === 'linux',
-    isSandboxingEnabled: () => state !== null,
-    /** {errors, warnings}: errors when ringfence is missing or its native
-     * sandbox cannot run here (ringfence doctor), warnings: the settings
-     * of the configuration ringfence does not use. */
-    checkDependencies() {
-      const r = spawnSync(cli.binary(o), ['doctor', '--json'], { env: cli.environment(o), encoding: 'utf8' });
-      const errors = [];
-      if (r.error)
-        errors.push(`ringfence not found (${r.error.message}): install it or set RINGFENCE_BIN`);
-      else if (r.status !== 0)
-        errors.push('ringfence doctor: the native sandbox cannot run here (run `ringfence doctor` for the reason)');
-      return { errors, warnings: state ? [...state.warnings] : [] };
-    },
-    async checkDependenciesAsync() { return this.checkDependencies(); },
-    async wrapWithSandbox(command, binShell, customConfig) {
-      return argvFor(command, binShell, customConfig).map(quote).join(' ');
-    },
-    async wrapWithSandboxArgv(command, binShell, customConfig) {
-      return { argv: argvFor(command, binShell, customConfig), env: cli.environment(o) };
-    },
-    getConfig: () => (state ? state.config : undefined),
-    getWarnings: () => (state ? [...state.warnings] : []),
-    updateConfig(newConfig) {
-      const s = need();
-      s.config = newConfig;
-      s.file = cli.settingsFile(s.dir, withoutUnused(newConfig, s.warnings), `settings-${++s.n}.json`);
-    },
-    cleanupAfterCommand() {},
-    annotateStderrWithSandboxFailures: (_command, stderr) => stderr,
-    async reset() { await reset(); },
-  };
+  isSupportedPlatform() { return process.platform === 'linux'; }
+  isSandboxingEnabled() { return this._state !== null; }
 
-  async function reset() {
-    if (!state)
-      return;
-    if (state.asker)
-      state.asker.close();
-    cli.removeDir(state.dir);
-    state = null;
+  /** {errors, warnings}: errors when ringfence is missing or its native
+   * sandbox cannot run here (ringfence doctor), warnings: the settings of
+   * the configuration ringfence does not use. */
+  checkDependencies() {
+    const r = spawnSync(cli.binary(this._o), ['doctor', '--json'], { env: cli.environment(this._o), encoding: 'utf8' });
+    const errors = [];
+    if (r.error)
+      errors.push(`ringfence not found (${r.error.message}): install it or set RINGFENCE_BIN`);
+    else if (r.status !== 0)
+      errors.push('ringfence doctor: the native sandbox cannot run here (run `ringfence doctor` for the reason)');
+    return { errors, warnings: this.getWarnings() };
+  }
+
+  async checkDependenciesAsync() { return this.checkDependencies(); }
+  async wrapWithSandbox(command, binShell, customConfig) { return this._argv(command, binShell, customConfig).map(quote).join(' '); }
+  async wrapWithSandboxArgv(command, binShell, customConfig) {
+    return { argv: this._argv(command, binShell, customConfig), env: cli.environment(this._o) };
+  }
+
+  getConfig() { return this._state ? this._state.config : undefined; }
+  getWarnings() { return this._state ? [...this._state.warnings] : []; }
+  updateConfig(newConfig) {
+    const s = this._need();
+    s.config = newConfig;
+    s.file = cli.settingsFile(s.dir, withoutUnused(newConfig, s.warnings), `settings-${++s.n}.json`);
+  }
+
+  cleanupAfterCommand() {}
+  annotateStderrWithSandboxFailures(_command, stderr) { return stderr; }
+
+  async reset() {
+    const s = this._state;
+    this._state = null;
+    if (s && s.asker)
+      s.asker.close();
+    if (s)
+      cli.removeDir(s.dir);
   }
 }
+
+/** A manager of its own (SandboxManager is one, shared), e.g. with another binary. */
+const createManager = (o = {}) => new Manager(o);
 
 const SandboxManager = createManager();
 

@@ -33,8 +33,10 @@ test('srt: the platform and dependency checks', () => {
   assert.equal(SandboxManager.isSandboxingEnabled(), false);
 });
 
-test('srt: wrapWithSandbox before initialize is an error naming the fix', async () => {
-  await assert.rejects(SandboxManager.wrapWithSandbox('true'), /not initialized/);
+test('srt: wrapWithSandbox before initialize is an error naming the fix; methods work detached', async () => {
+  const { wrapWithSandbox, isSupportedPlatform } = SandboxManager;
+  assert.equal(isSupportedPlatform(), true);
+  await assert.rejects(wrapWithSandbox('true'), /not initialized/);
 });
 
 test('srt: the wrapped command runs in ringfence: cwd writable, denyRead hidden, the rest read-only', async () => {
