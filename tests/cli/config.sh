@@ -72,6 +72,8 @@ contains "RINGFENCE_NETWORK" "$OUT" '"mode": "host"'
 contains "RINGFENCE_AGENTS_DEFAULTS_RESTRICT_TO_WORKSPACE" "$OUT" '"restrict_to_workspace": false'
 expect_exit 125 "typo in a RINGFENCE_ variable" env RINGFENCE_NETWROK=host "$RINGFENCE" config
 contains "names the variable" "$ERR" "RINGFENCE_NETWROK"
+expect_exit 0 "RINGFENCE_BIN and RINGFENCE_LIB (the bindings' pointers at a build) are not settings" \
+    env RINGFENCE_BIN=/x/ringfence RINGFENCE_LIB=/x/libringfence.so.0 "$RINGFENCE" config
 
 echo '{ "isolation": { "enabled": false }, "providers": {} }' >"$SCRATCH/pico.json"
 expect_exit 0 "picoclaw config" rf config --config "$SCRATCH/pico.json"

@@ -17,7 +17,10 @@
 
 static bool reserved(const char *name)
 {
-    static const char *const names[] = { "HOME", "LOG", "LOG_LEVEL", "DEBUG", "PROFILE_PATH", NULL };
+    /* BIN and LIB point the Node.js and Python bindings at a build; a
+     * harness exports them, and the commands it wraps (ringfence/srt's
+     * wrapWithSandbox) start ringfence with that environment. */
+    static const char *const names[] = { "HOME", "LOG", "LOG_LEVEL", "DEBUG", "PROFILE_PATH", "BIN", "LIB", NULL };
     if (!strncmp(name, "TEST_", 5)) /* RINGFENCE_TEST_*: test-only hooks (-Dtest_hooks), not settings */
         return true;
     for (size_t i = 0; names[i]; i++)
