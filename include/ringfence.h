@@ -652,6 +652,15 @@ RF_EXPORT void rf_changeset_free(rf_changeset *cs);
  * *deletions (may be NULL) get the counted lines. */
 RF_EXPORT char *rf_change_diff(rf_session *s, const rf_change *c, bool color, size_t *insertions,
                                size_t *deletions, rf_error **err);
+/* The same with flags: RF_DIFF_COLOR (ANSI colours), RF_DIFF_VISIBLE (for
+ * a terminal: the content's control characters shown as "^[", "^M",
+ * "\u009b", "\xff" rather than sent, and a line before the file's hunks
+ * saying how many it holds; *controls, may be NULL, gets that count).
+ * Paths are C-quoted either way. */
+#define RF_DIFF_COLOR 1u
+#define RF_DIFF_VISIBLE 2u
+RF_EXPORT char *rf_change_diff_flags(rf_session *s, const rf_change *c, unsigned flags, size_t *insertions,
+                                     size_t *deletions, size_t *controls, rf_error **err);
 /* path as git prints it: C-quoted when it holds control characters, '"',
  * '\\' or invalid UTF-8, else as it is (malloc'd). */
 RF_EXPORT char *rf_change_quote_path(const char *path);

@@ -9,6 +9,7 @@
 #include "options.h"
 
 #include "util/cleanup.h"
+#include "util/printable.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -21,12 +22,16 @@ extern char **environ;
 
 #define EXPLAIN_MAX_LINES 10
 
-/* A path or name for a terminal or a YAML comment: no control characters
- * (a hostile command chooses these bytes). */
+/* A path or name for a terminal or a YAML comment: a hostile command
+ * chooses these bytes, so no control character (C0, DEL, C1, a bidi
+ * override) is written as itself: "^[", "\u009b", "\xff" instead. */
 static void put_clean(FILE *out, const char *s)
 {
-    for (; s && *s; s++)
-        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+    if (!s)
+        return;
+    char *v = rf_visible(s, strlen(s), NULL);
+    fputs(v ? v : "?", out);
+    free(v);
 }
 
 /* ~/x for a path in the caller's home. */

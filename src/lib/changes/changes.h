@@ -75,9 +75,11 @@ bool rf_changes_is_whiteout(const struct stat *st);
 int rf_changes_open_beneath(int dirfd, const char *rel, int flags);
 
 /* diff.c: a unified diff of two texts (3 lines of context) appended to
- * *out (a malloc'd, growing string of *len bytes). */
-int rf_changes_text_diff(const char *a, size_t alen, const char *b, size_t blen, bool color, char **out,
-                         size_t *len, size_t *ins, size_t *del);
+ * *out (a malloc'd, growing string of *len bytes). flags: RF_DIFF_COLOR,
+ * RF_DIFF_VISIBLE (each line's control characters shown, util/printable.h;
+ * *controls, when not NULL, grows by how many). */
+int rf_changes_text_diff(const char *a, size_t alen, const char *b, size_t blen, unsigned flags, char **out,
+                         size_t *len, size_t *ins, size_t *del, size_t *controls);
 
 /* Append printf-formatted text to a growing string. */
 int rf_changes_appendf(char **out, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
