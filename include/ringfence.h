@@ -223,6 +223,10 @@ RF_EXPORT char *rf_proc_observations(rf_proc *proc);
  * network record (refused names), or NULL; home, envp: the caller's. */
 RF_EXPORT char *rf_observe_suggest(const char *observations, const char *network_json, const char *home,
                                    char *const *envp, rf_error **err);
+/* The same, knowing the workspace: no rule for it or a directory holding
+ * it (what lies beside the workspace) is suggested; a narrower one is. */
+RF_EXPORT char *rf_observe_suggest_in(const char *observations, const char *network_json, const char *home,
+                                      const char *workspace, char *const *envp, rf_error **err);
 RF_EXPORT void rf_status_clear(rf_status *status);
 RF_EXPORT char *rf_status_to_json(const rf_status *status); /* malloc'd, one line */
 

@@ -268,6 +268,24 @@ static int write_layer(const rf_cli_opts *o, const rf_plan *plan, const json_t *
     return rc;
 }
 
+/* The workspace's host path (its mount's source), or NULL: no rule
+ * learn suggests holds it. */
+static char *plan_workspace(const rf_plan *plan)
+{
+    _cleanup_free_ char *text = rf_plan_to_json(plan);
+    json_t *pj = text ? json_loads(text, 0, NULL) : NULL, *m;
+    char *ws = NULL;
+    size_t i;
+    json_array_foreach(json_object_get(pj, "mounts"), i, m) {
+        const char *why = json_string_value(json_object_get(m, "why"));
+        const char *src = json_string_value(json_object_get(m, "source"));
+        if (!ws && why && src && !strcmp(why, "workspace"))
+            ws = strdup(src);
+    }
+    json_decref(pj);
+    return ws;
+}
+
 /* Every path unreadable: the command's memory was out of our reach. */
 static void warn_unreadable(const json_t *s)
 {
@@ -290,8 +308,9 @@ int rf_cli_observed(const rf_cli_opts *o, const rf_plan *plan, rf_proc *proc, co
         return 0;
     }
     _cleanup_free_ char *obs = rf_proc_observations(proc);
+    _cleanup_free_ char *ws = plan_workspace(plan);
     rf_error *err = NULL;
-    _cleanup_free_ char *text = rf_observe_suggest(obs, st->network_json, getenv("HOME"), environ, &err);
+    _cleanup_free_ char *text = rf_observe_suggest_in(obs, st->network_json, getenv("HOME"), ws, environ, &err);
     json_t *s = text ? json_loads(text, 0, NULL) : NULL;
     if (!s) {
         fprintf(stderr, "ringfence: cannot make the report: %s\n", err ? rf_error_message(err) : "out of memory");
