@@ -74,6 +74,17 @@ bool rf_changes_is_whiteout(const struct stat *st);
  * them (its type is checked after the open). */
 int rf_changes_open_beneath(int dirfd, const char *rel, int flags);
 
+/* ids.c: the ids the sandbox's user namespace maps (two each: the
+ * command's and the caller's, which may be the same). */
+typedef struct rf_changes_ids {
+    uid_t uid[2];
+    gid_t gid[2];
+} rf_changes_ids;
+/* -1 with *err (the first file, the way out) when the command could
+ * write a file of the workspace whose owner or group (or a directory's
+ * above it) `ids` does not hold: overlayfs could not copy it up. */
+int rf_changes_check_ids(const char *workspace, const rf_changes_ids *ids, rf_error **err);
+
 /* diff.c: a unified diff of two texts (3 lines of context) appended to
  * *out (a malloc'd, growing string of *len bytes). flags: RF_DIFF_COLOR,
  * RF_DIFF_VISIBLE (each line's control characters shown, util/printable.h;
