@@ -190,7 +190,8 @@ static void narrowest(void)
     ok(rf_suggest_flag("/home/other/.cache/x", "/home/u") != NULL, "another user's home is flagged");
     ok(rf_suggest_flag("/home/u/src/x", "/home/u") == NULL, "your own home is not");
     ok(rf_suggest_flag("/home/uu/x", "/home/u") != NULL, "/home/uu is not /home/u's");
-    ok(rf_suggest_flag("/srv/users/b/x", "/srv/users/a") != NULL, "a sibling of your home is another user's");
+    ok(rf_suggest_flag("/var/home/b/x", "/var/home/a") != NULL, "/var/home/NAME is another user's home");
+    ok(rf_suggest_flag("/tmp/t/data/x", "/tmp/t/home") == NULL, "a sibling of a home elsewhere is not (its owner is checked)");
     ok(rf_suggest_flag("/home/u", "/home/u") == NULL, "your home itself is no other user's");
 
     /* Through the builder: ls /home, a file beside the workspace. */

@@ -95,21 +95,13 @@ static const char *home_rel(const char *path, const char *home)
     return !strncmp(path, home, n) && path[n] == '/' ? path + n + 1 : NULL;
 }
 
-/* Another user's home: a child of /home, or of the directory that holds
- * the caller's, other than the caller's own. */
+/* Another user's home: a child of /home (or Fedora Silverblue's
+ * /var/home) other than the caller's own. A home elsewhere is found by
+ * its owner (owner_flag). */
 static bool foreign_home(const char *host, const char *home)
 {
-    char base[4096];
-    const char *bases[2] = { "/home", NULL };
-    if (home && home[0] == '/') {
-        snprintf(base, sizeof base, "%s", home);
-        char *slash = strrchr(base, '/');
-        if (slash && slash != base) {
-            *slash = '\0';
-            bases[1] = base;
-        }
-    }
-    for (size_t i = 0; i < 2 && bases[i]; i++) {
+    static const char *const bases[] = { "/home", "/var/home" };
+    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
         size_t n = strlen(bases[i]);
         if (strncmp(host, bases[i], n) || host[n] != '/' || !host[n + 1])
             continue;
