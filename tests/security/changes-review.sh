@@ -177,6 +177,12 @@ unpriv_case() { # DESC RUN-PREFIX...
     sid=$(jq -r .session "$base/st")
     expect_exit 0 "[$u] the write is in the session's diff" as_u changes diff "$sid"
     contains "[$u] ... as written" "$OUT" "+overlay"
+    # The clean walk is remembered for a minute, for this very tree: a new
+    # entry in the workspace's directory is a new tree.
+    echo x >"$ws/new.txt" && chown "$u:root" "$ws/new.txt" && chmod 664 "$ws/new.txt"
+    expect_exit 125 "[$u] a file of group root added since the clean walk is found" \
+        as_u run --changes overlay -- true
+    contains "[$u] ... and named" "$ERR" "new.txt in the workspace"
 }
 
 if is_root; then

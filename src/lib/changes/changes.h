@@ -82,8 +82,10 @@ typedef struct rf_changes_ids {
 } rf_changes_ids;
 /* -1 with *err (the first file, the way out) when the command could
  * write a file of the workspace whose owner or group (or a directory's
- * above it) `ids` does not hold: overlayfs could not copy it up. */
-int rf_changes_check_ids(const char *workspace, const rf_changes_ids *ids, rf_error **err);
+ * above it) `ids` does not hold: overlayfs could not copy it up. A clean
+ * walk is remembered for a minute in root/ids-clean (root may be NULL:
+ * always walk). */
+int rf_changes_check_ids(const char *root, const char *workspace, const rf_changes_ids *ids, rf_error **err);
 
 /* diff.c: a unified diff of two texts (3 lines of context) appended to
  * *out (a malloc'd, growing string of *len bytes). flags: RF_DIFF_COLOR,

@@ -377,7 +377,7 @@ RF_EXPORT int rf_policy_start_session(rf_policy *policy, rf_error **err)
      * (ids.c, common.c) is made here, once for the connection. */
     rf_changes_ids ids = { { policy->instance_subid ? policy->instance_uid : geteuid(), geteuid() },
                            { policy->instance_subid ? policy->instance_gid : getegid(), getegid() } };
-    if (geteuid() != 0 && rf_changes_check_ids(policy->workspace, &ids, err) < 0)
+    if (geteuid() != 0 && rf_changes_check_ids(policy->instance_root, policy->workspace, &ids, err) < 0)
         return -1;
     if (rf_session_prepare(policy->instance_root, id, policy->workspace, policy->instance, uid, gid, err) < 0)
         return -1;
