@@ -212,3 +212,42 @@ else
         rf run --changes overlay --status-json "$SCRATCH/stu" -- sh -c 'echo overlay > a.txt'
     check "unprivileged: the real file is untouched" test "$(cat "$WS/a.txt")" = base
 fi
+
+# ── 4. apply: a file renamed from the upper layer is what a copy would be ──
+# (src/lib/changes/apply.c: prepare_move) ours, our group, no set-id bit,
+# its times now, no extended attribute the command set. (The set-gid
+# directory's group is not checked here: a sandbox can write in such a
+# directory only when its group is the caller's own.)
+mkdir -p "$SCRATCH/ap"
+WS2="$SCRATCH/ap/ws"
+rm -rf "$WS2"
+mkdir -p "$WS2"
+echo old >"$WS2/old.txt"
+mygid=$(id -g)
+cat >"$WS2/.ap.sh" <<'SH'
+echo new > old.txt
+touch -d 2000-01-01 old.txt
+echo setid > setid.sh && chmod 4755 setid.sh 2>/dev/null
+echo tagged > tagged.txt
+python3 -c 'import os; os.setxattr("tagged.txt", "user.rf-test", b"planted")' 2>/dev/null
+rm .ap.sh
+SH
+expect_exit 0 "apply: a command changes and makes files" \
+    rf run --workspace "$WS2" --changes overlay --status-json "$SCRATCH/st4" -- sh .ap.sh
+id4=$(jq -r .session "$SCRATCH/st4")
+before_apply=$(date +%s)
+expect_exit 0 "apply: all of it" rf changes apply "$id4"
+check "the applied file holds the new bytes" test "$(cat "$WS2/old.txt")" = new
+check "it is ours (uid $(id -u))" test "$(stat -c %u "$WS2/old.txt")" = "$(id -u)"
+check "its mtime is the apply's, not the command's 2000-01-01" test "$(stat -c %Y "$WS2/old.txt")" -ge "$((before_apply - 5))"
+check "a file made elsewhere has our group" test "$(stat -c %g "$WS2/tagged.txt")" = "$mygid"
+if [ -e "$WS2/setid.sh" ]; then
+    check "no set-id bit is applied" test "$(stat -c %a "$WS2/setid.sh")" -lt 1000
+else
+    skip "no set-id bit is applied" "the command could not make the file"
+fi
+check "an extended attribute the command set is not applied" \
+    python3 -c 'import os, sys; sys.exit(1 if "user.rf-test" in os.listxattr(sys.argv[1]) else 0)' "$WS2/tagged.txt"
+check "nor overlayfs' own" \
+    python3 -c 'import os, sys; sys.exit(1 if any("overlay" in n for n in os.listxattr(sys.argv[1])) else 0)' "$WS2/old.txt"
+check "the applied session is gone" test ! -e "$RINGFENCE_HOME/sessions/$id4"

@@ -158,10 +158,14 @@ static int refuse(const ids_walk *w, const char *workspace, rf_error **err)
     snprintf(who, sizeof who, "%s %s (%s %u)", owner ? "owner" : "group", name, owner ? "uid" : "gid", id);
     _cleanup_free_ char *ws = rf_change_quote_path(workspace);
     _cleanup_free_ char *entry = rf_change_quote_path(w->found[0] ? w->found : ".");
-    _cleanup_free_ char *culprit = rf_change_quote_path(w->culprit[0] ? w->culprit : ".");
+    _cleanup_free_ char *culprit = rf_change_quote_path(w->culprit[0] ? w->culprit : workspace);
     if (!ws || !entry || !culprit)
         return rf_error_set(err, ENOMEM, "changes");
-    if (!strcmp(w->found, w->culprit))
+    if (!w->found[0])
+        rf_error_set(err, 0, "changes: overlay: the workspace %s has %s, which the sandbox's user namespace cannot "
+                             "map: overlayfs cannot copy it up, so the command could make no file in it (\"Value "
+                             "too large for defined data type\")", ws, who);
+    else if (!strcmp(w->found, w->culprit))
         rf_error_set(err, 0, "changes: overlay: %s in the workspace %s has %s, which the sandbox's user namespace "
                              "cannot map: overlayfs cannot copy it up, so the command's writes to it would fail "
                              "(\"Value too large for defined data type\")", entry, ws, who);
