@@ -251,3 +251,10 @@ check "an extended attribute the command set is not applied" \
 check "nor overlayfs' own" \
     python3 -c 'import os, sys; sys.exit(1 if any("overlay" in n for n in os.listxattr(sys.argv[1])) else 0)' "$WS2/old.txt"
 check "the applied session is gone" test ! -e "$RINGFENCE_HOME/sessions/$id4"
+
+# Sessions left are discarded: overlayfs leaves its work directory mode
+# 000, which an unprivileged user's rm -rf of the scratch directory cannot
+# enter (discard can).
+for s in $("$RINGFENCE" changes list --json 2>/dev/null | jq -r '.[].id' 2>/dev/null); do
+    "$RINGFENCE" changes discard "$s" >/dev/null 2>&1
+done
