@@ -228,6 +228,10 @@ RF_EXPORT char *rf_proc_observations(rf_proc *proc);
  * network record (refused names), or NULL; home, envp: the caller's. */
 RF_EXPORT char *rf_observe_suggest(const char *observations, const char *network_json, const char *home,
                                    char *const *envp, rf_error **err);
+/* The same, knowing the workspace: no rule for it or a directory holding
+ * it (what lies beside the workspace) is suggested; a narrower one is. */
+RF_EXPORT char *rf_observe_suggest_in(const char *observations, const char *network_json, const char *home,
+                                      const char *workspace, char *const *envp, rf_error **err);
 RF_EXPORT void rf_status_clear(rf_status *status);
 RF_EXPORT char *rf_status_to_json(const rf_status *status); /* malloc'd, one line */
 
@@ -657,6 +661,15 @@ RF_EXPORT void rf_changeset_free(rf_changeset *cs);
  * *deletions (may be NULL) get the counted lines. */
 RF_EXPORT char *rf_change_diff(rf_session *s, const rf_change *c, bool color, size_t *insertions,
                                size_t *deletions, rf_error **err);
+/* The same with flags: RF_DIFF_COLOR (ANSI colours), RF_DIFF_VISIBLE (for
+ * a terminal: the content's control characters shown as "^[", "^M",
+ * "\u009b", "\xff" rather than sent, and a line before the file's hunks
+ * saying how many it holds; *controls, may be NULL, gets that count).
+ * Paths are C-quoted either way. */
+#define RF_DIFF_COLOR 1u
+#define RF_DIFF_VISIBLE 2u
+RF_EXPORT char *rf_change_diff_flags(rf_session *s, const rf_change *c, unsigned flags, size_t *insertions,
+                                     size_t *deletions, size_t *controls, rf_error **err);
 /* path as git prints it: C-quoted when it holds control characters, '"',
  * '\\' or invalid UTF-8, else as it is (malloc'd). */
 RF_EXPORT char *rf_change_quote_path(const char *path);

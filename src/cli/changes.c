@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 typedef struct changes_opts {
-    bool json, stat, name_only, force, help;
+    bool json, stat, name_only, force, raw, help;
     int color; /* -1 auto, 0 never, 1 always */
     char **only;
     size_t n_only;
 } changes_opts;
 
-enum { C_JSON = 256, C_STAT, C_NAME_ONLY, C_FORCE, C_ONLY, C_COLOR, C_HELP };
+enum { C_JSON = 256, C_STAT, C_NAME_ONLY, C_FORCE, C_ONLY, C_COLOR, C_RAW, C_HELP };
 
 static const struct changes_opt {
     const char *name;
@@ -32,6 +32,9 @@ static const struct changes_opt {
     { "name-only", no_argument, C_NAME_ONLY, NULL, "only the changed paths, one a line", "diff" },
     { "color", required_argument, C_COLOR, "WHEN", "auto (default: on a terminal, unless NO_COLOR), always, never",
       "diff" },
+    { "raw", no_argument, C_RAW, NULL,
+      "the files' bytes as they are, control characters included (the default when the output is not a "
+      "terminal; on one, they are shown as ^[, ^M, \\u009b, \\xff)", "diff" },
     { "only", required_argument, C_ONLY, "PATH",
       "apply only PATH (relative to the workspace) and what lies beneath it; repeatable, and further PATHs "
       "may follow", "apply" },
@@ -57,7 +60,8 @@ static void help(FILE *out)
             "  show     one session: its workspace, when it began, its changes (A added,\n"
             "           M modified, D deleted, R renamed, T mode, ! refused)\n"
             "  diff     a unified diff of text files, a line for binary ones, renames and\n"
-            "           mode changes\n"
+            "           mode changes; on a terminal, control characters in the files\n"
+            "           (escape sequences, carriage returns) are shown, not sent (--raw)\n"
             "  apply    write the changes into the workspace, each file atomically; a file\n"
             "           changed there since the session began is a conflict, listed and\n"
             "           kept (--force overwrites); set-id bits, fifos, sockets and device\n"
@@ -99,6 +103,7 @@ static int parse(int argc, char **argv, changes_opts *co)
         case C_STAT: co->stat = true; break;
         case C_NAME_ONLY: co->name_only = true; break;
         case C_FORCE: co->force = true; break;
+        case C_RAW: co->raw = true; break;
         case 'h':
         case C_HELP: co->help = true; break;
         case C_COLOR:
@@ -255,8 +260,9 @@ static int cmd_list(const char *root, const changes_opts *co)
         } else if (s) {
             char when[32];
             format_time(rf_session_created(s), when, sizeof when);
-            printf("%-14s %-19s %6zu %10lld  %s\n", ids[i], when, files_in(cs), rf_changeset_bytes(cs),
-                   rf_session_workspace(s));
+            char *ws = rf_change_quote_path(rf_session_workspace(s));
+            printf("%-14s %-19s %6zu %10lld  %s\n", ids[i], when, files_in(cs), rf_changeset_bytes(cs), ws ? ws : "");
+            free(ws);
         }
         rf_changeset_free(cs);
         rf_session_free(s);
@@ -295,9 +301,13 @@ static int cmd_show(rf_session *s, rf_changeset *cs, const changes_opts *co)
     }
     char when[32];
     format_time(rf_session_created(s), when, sizeof when);
-    printf("session    %s\nworkspace  %s\nbegan      %s\n", rf_session_id(s), rf_session_workspace(s), when);
-    if (rf_session_instance(s))
-        printf("instance   %s\n", rf_session_instance(s));
+    char *ws = rf_change_quote_path(rf_session_workspace(s));
+    char *inst = rf_session_instance(s) ? rf_change_quote_path(rf_session_instance(s)) : NULL;
+    printf("session    %s\nworkspace  %s\nbegan      %s\n", rf_session_id(s), ws ? ws : "", when);
+    if (inst)
+        printf("instance   %s\n", inst);
+    free(ws);
+    free(inst);
     printf("changes    %zu files, %lld bytes\n\n", files_in(cs), rf_changeset_bytes(cs));
     for (size_t i = 0; i < rf_changeset_count(cs); i++)
         print_status_line(rf_changeset_get(cs, i));
@@ -354,6 +364,9 @@ static int cmd_diff(rf_session *s, rf_changeset *cs, const changes_opts *co)
         return 0;
     }
     bool color = co->color == 1 || (co->color == -1 && isatty(1) && !getenv("NO_COLOR"));
+    /* A terminal acts on what a command wrote into a file (cursor moves,
+     * erased lines, OSC 52 clipboard writes): shown, never sent. */
+    unsigned flags = (color ? RF_DIFF_COLOR : 0) | (!co->raw && isatty(1) ? RF_DIFF_VISIBLE : 0);
     for (size_t i = 0; i < rf_changeset_count(cs); i++) {
         const rf_change *c = rf_changeset_get(cs, i);
         if (co->name_only) {
@@ -364,7 +377,7 @@ static int cmd_diff(rf_session *s, rf_changeset *cs, const changes_opts *co)
             continue;
         }
         rf_error *err = NULL;
-        char *d = rf_change_diff(s, c, color, NULL, NULL, &err);
+        char *d = rf_change_diff_flags(s, c, flags, NULL, NULL, NULL, &err);
         if (!d)
             return fail(err);
         fputs(d, stdout);
@@ -432,8 +445,8 @@ static const char *const verbs[] = { "list", "show", "diff", "apply", "discard",
 /* Options that belong to another verb are refused, not ignored. */
 static int check_verb_options(const char *verb, const changes_opts *co)
 {
-    if ((co->stat || co->name_only || co->color != -1) && strcmp(verb, "diff"))
-        return rf_cli_usage_error("changes", "--stat, --name-only and --color are for 'changes diff'");
+    if ((co->stat || co->name_only || co->color != -1 || co->raw) && strcmp(verb, "diff"))
+        return rf_cli_usage_error("changes", "--stat, --name-only, --color and --raw are for 'changes diff'");
     if ((co->only || co->force) && strcmp(verb, "apply"))
         return rf_cli_usage_error("changes", "--only and --force are for 'changes apply'");
     if (co->json && !strcmp(verb, "discard"))

@@ -16,7 +16,7 @@ static const char profile_names_sh[] = "$(ringfence profile list 2>/dev/null | c
 static const char *const fs_verbs = "read write append edit list";
 static const char *const export_kinds = "oci k8s";
 static const char *const changes_verbs = "list show diff apply discard";
-static const char *const changes_opts = "--json --stat --name-only --color --only --force --help";
+static const char *const changes_opts = "--json --stat --name-only --color --raw --only --force --help";
 
 typedef struct {
     FILE *out;
@@ -133,6 +133,7 @@ static void zsh(FILE *out, const char *const *subs, const char *const *summaries
     fprintf(out, "    fs) _arguments '1:verb:(%s)' '*:file:_files' ;;\n"
                  "    changes) _arguments '1:verb:(%s)' '--json[print JSON]' '--stat[lines per file]' "
                  "'--name-only[paths only]' '--color[auto, always or never]:when:(auto always never)' "
+                 "'--raw[the bytes, control characters included]' "
                  "'*--only[apply only this path]:path:_files' '--force[overwrite conflicts]' '*:session:' ;;\n"
                  "    doctor) _arguments '--json[print the report as JSON]' ;;\n"
                  "    esac\n}\n_ringfence \"$@\"\n",

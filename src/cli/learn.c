@@ -9,6 +9,7 @@
 #include "options.h"
 
 #include "util/cleanup.h"
+#include "util/printable.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -21,12 +22,16 @@ extern char **environ;
 
 #define EXPLAIN_MAX_LINES 10
 
-/* A path or name for a terminal or a YAML comment: no control characters
- * (a hostile command chooses these bytes). */
+/* A path or name for a terminal or a YAML comment: a hostile command
+ * chooses these bytes, so no control character (C0, DEL, C1, a bidi
+ * override) is written as itself: "^[", "\u009b", "\xff" instead. */
 static void put_clean(FILE *out, const char *s)
 {
-    for (; s && *s; s++)
-        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+    if (!s)
+        return;
+    char *v = rf_visible(s, strlen(s), NULL);
+    fputs(v ? v : "?", out);
+    free(v);
 }
 
 /* ~/x for a path in the caller's home. */
@@ -263,6 +268,24 @@ static int write_layer(const rf_cli_opts *o, const rf_plan *plan, const json_t *
     return rc;
 }
 
+/* The workspace's host path (its mount's source), or NULL: no rule
+ * learn suggests holds it. */
+static char *plan_workspace(const rf_plan *plan)
+{
+    _cleanup_free_ char *text = rf_plan_to_json(plan);
+    json_t *pj = text ? json_loads(text, 0, NULL) : NULL, *m;
+    char *ws = NULL;
+    size_t i;
+    json_array_foreach(json_object_get(pj, "mounts"), i, m) {
+        const char *why = json_string_value(json_object_get(m, "why"));
+        const char *src = json_string_value(json_object_get(m, "source"));
+        if (!ws && why && src && !strcmp(why, "workspace"))
+            ws = strdup(src);
+    }
+    json_decref(pj);
+    return ws;
+}
+
 /* Every path unreadable: the command's memory was out of our reach. */
 static void warn_unreadable(const json_t *s)
 {
@@ -285,8 +308,9 @@ int rf_cli_observed(const rf_cli_opts *o, const rf_plan *plan, rf_proc *proc, co
         return 0;
     }
     _cleanup_free_ char *obs = rf_proc_observations(proc);
+    _cleanup_free_ char *ws = plan_workspace(plan);
     rf_error *err = NULL;
-    _cleanup_free_ char *text = rf_observe_suggest(obs, st->network_json, getenv("HOME"), environ, &err);
+    _cleanup_free_ char *text = rf_observe_suggest_in(obs, st->network_json, getenv("HOME"), ws, environ, &err);
     json_t *s = text ? json_loads(text, 0, NULL) : NULL;
     if (!s) {
         fprintf(stderr, "ringfence: cannot make the report: %s\n", err ? rf_error_message(err) : "out of memory");

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "cli.h"
 #include "options.h"
+#include "util/printable.h"
 
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct subcommand {
@@ -52,11 +54,21 @@ static void print_help(FILE *out)
             "125 ringfence failed; 126 blocked or not executable; 127 not found.\n");
 }
 
+/* An error may name a path a sandboxed command chose (a file of a
+ * session, of the workspace): no character of it a terminal acts on is
+ * sent as such (util/printable.h). Our messages hold none of their own. */
+static void put_visible(const char *prefix, const char *text)
+{
+    char *v = rf_visible(text, strlen(text), NULL);
+    fprintf(stderr, "%s%s\n", prefix, v ? v : "(out of memory)");
+    free(v);
+}
+
 int rf_cli_report(const rf_error *err)
 {
-    fprintf(stderr, "ringfence: %s\n", rf_error_message(err));
+    put_visible("ringfence: ", rf_error_message(err));
     if (rf_error_hint(err))
-        fprintf(stderr, "hint: %s\n", rf_error_hint(err));
+        put_visible("hint: ", rf_error_hint(err));
     int code = rf_error_exit_code(err);
     return code ? code : RF_EXIT_FAILURE;
 }

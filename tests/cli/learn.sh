@@ -77,6 +77,34 @@ else
     skip "learn a refused name" "curl is not installed"
 fi
 
+# ── the narrowest rule: never /home, nor a directory holding the workspace ──
+mkdir -p "$SCRATCH/hostdata"
+echo data >"$SCRATCH/hostdata/config.txt"
+chmod -R a+rX "$SCRATCH/hostdata"
+expect_exit 0 "learn: ls /home, and a file beside the workspace" rf learn --write "$layer" -- \
+    sh -c 'ls /home >/dev/null 2>&1; cat "$0" >/dev/null 2>&1; true' "$SCRATCH/hostdata/config.txt"
+rules=$(grep -v '^ *#' "$layer")
+lacks "/home is not written" "$rules" 'source: "/home"'
+contains "/home is flagged, with why" "$(cat "$layer")" "#   /home: too broad: a top-level directory as a whole"
+contains "the file's own directory is written" "$rules" "source: \"$SCRATCH/hostdata\", mode: ro"
+lacks "the directory holding the workspace is not written" "$rules" "source: \"$SCRATCH\","
+contains "it is flagged, with why" "$(cat "$layer")" "#   $SCRATCH: too broad: it holds"
+contains "the report says so too" "$ERR" "FLAGGED, not suggested: $SCRATCH (ro): too broad: it holds"
+expect_exit 0 "the narrower rule is enough" rf run --config "$layer" -- cat "$SCRATCH/hostdata/config.txt"
+contains "... the file is read" "$OUT" data
+if is_root && id rftest >/dev/null 2>&1; then
+    mkdir -p "$SCRATCH/theirs/d"
+    echo x >"$SCRATCH/theirs/d/f"
+    chown -R rftest "$SCRATCH/theirs"
+    chmod -R a+rX "$SCRATCH/theirs"
+    expect_exit 0 "learn: a file another user owns" rf learn --write "$layer" -- \
+        sh -c 'cat "$0" >/dev/null 2>&1; true' "$SCRATCH/theirs/d/f"
+    lacks "it is not written" "$(grep -v '^ *#' "$layer")" "theirs"
+    contains "it is flagged: another user's" "$(cat "$layer")" "belongs to another user"
+else
+    skip "learn: a file another user owns" "needs root and the user rftest to make one"
+fi
+
 # ── bad input and other backends ──
 expect_exit 125 "--write into a missing directory fails" rf learn --write "$SCRATCH/no/such/dir/f.yaml" -- true
 contains "and says so" "$ERR" "cannot write"

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The pure parts of changes/: the line diff, path quoting, session ids. */
+/* The pure parts of changes/: the line diff, path quoting, session ids;
+ * and util/printable.c's visible form, which the diff uses on a terminal. */
 #include "tap.h"
 #include "changes/changes.h"
+#include "util/printable.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,7 @@ static char *diff(const char *a, const char *b, size_t *ins, size_t *del)
     char *out = NULL;
     size_t len = 0;
     *ins = *del = 0;
-    if (rf_changes_text_diff(a, strlen(a), b, strlen(b), false, &out, &len, ins, del) < 0)
+    if (rf_changes_text_diff(a, strlen(a), b, strlen(b), 0, &out, &len, ins, del, NULL) < 0)
         return NULL;
     return out ? out : strdup("");
 }
@@ -23,6 +25,63 @@ static void check_diff(const char *a, const char *b, const char *want, size_t wi
     is_str(got, want, desc);
     ok(ins == wi && del == wd, desc);
     free(got);
+}
+
+/* What a terminal would act on is shown, everything else kept. */
+static void visible_table(void)
+{
+    static const struct {
+        const char *in, *want;
+        size_t n;
+        const char *desc;
+    } t[] = {
+        { "plain text", "plain text", 0, "plain text as it is" },
+        { "tab\there", "tab\there", 0, "a tab is kept" },
+        { "a\033[1A\033[2Kb", "a^[[1A^[[2Kb", 2, "CSI cursor-up and erase-line: ESC as ^[" },
+        { "\033]52;c;aGk=\007", "^[]52;c;aGk=^G", 2, "OSC 52 (clipboard write) and BEL" },
+        { "x\rY", "x^MY", 1, "a bare CR as ^M" },
+        { "del\177", "del^?", 1, "DEL as ^?" },
+        { "\xc2\x9b" "31m", "\\u009b31m", 1, "C1 CSI (U+009B) as \\u009b" },
+        { "\x9b" "31m", "\\x9b31m", 1, "a lone 0x9b (CSI on an 8-bit terminal) as \\x9b" },
+        { "\xc0\x9b", "\\xc0\\x9b", 2, "an overlong ESC as bytes" },
+        { "\xed\xa0\x80", "\\xed\\xa0\\x80", 3, "a UTF-16 surrogate as bytes" },
+        { "a\xe2\x80\xae" "b", "a\\u202eb", 1, "RIGHT-TO-LEFT OVERRIDE as \\u202e" },
+        { "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80", 0,
+          "UTF-8 text in any script kept" },
+        { "cut\xe6\x97", "cut\\xe6\\x97", 2, "a sequence cut short as bytes" },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        size_t n = 99;
+        char *v = rf_visible(t[i].in, strlen(t[i].in), &n);
+        is_str(v, t[i].want, t[i].desc);
+        is_int((long long)n, (long long)t[i].n, t[i].desc);
+        free(v);
+    }
+    size_t n = 0;
+    char *v = rf_visible("a\0" "b", 3, &n);
+    is_str(v, "a^@b", "a NUL byte as ^@");
+    free(v);
+    char buf[8];
+    rf_printable(buf, sizeof buf, "a\033b\xc3\xa9long");
+    is_str(buf, "a?b??lo", "rf_printable: ASCII only, cut to size");
+}
+
+static void visible_diff(void)
+{
+    const char *a = "ok\n", *b = "ok line\nevil\033[1A\033[2Khidden\n";
+    char *out = NULL;
+    size_t len = 0, ins = 0, del = 0, k = 0;
+    ok(rf_changes_text_diff(a, strlen(a), b, strlen(b), RF_DIFF_VISIBLE, &out, &len, &ins, &del, &k) == 0,
+       "a visible diff");
+    is_str(out, "@@ -1,1 +1,2 @@\n-ok\n+ok line\n+evil^[[1A^[[2Khidden\n", "its lines hold no ESC");
+    is_int((long long)k, 2, "two control characters counted");
+    free(out);
+    out = NULL;
+    len = 0;
+    ok(rf_changes_text_diff(a, strlen(a), b, strlen(b), 0, &out, &len, &ins, &del, NULL) == 0 &&
+           strstr(out, "evil\033[1A") != NULL,
+       "without RF_DIFF_VISIBLE the bytes are kept (--raw, a pipe)");
+    free(out);
 }
 
 int main(void)
@@ -68,6 +127,18 @@ int main(void)
     q = rf_change_quote_path("caf\xc3\xa9");
     is_str(q, "caf\xc3\xa9", "valid UTF-8 stays");
     free(q);
+
+    q = rf_change_quote_path("csi\xc2\x9b" "31m");
+    is_str(q, "\"csi\\302\\23331m\"", "a C1 control (CSI) is quoted, though valid UTF-8");
+    free(q);
+    q = rf_change_quote_path("rlo\xe2\x80\xaetxt.exe");
+    is_str(q, "\"rlo\\342\\200\\256txt.exe\"", "a bidi override is quoted");
+    free(q);
+    q = rf_change_quote_path("over\xc0\x9b");
+    is_str(q, "\"over\\300\\233\"", "an overlong ESC is invalid UTF-8: quoted");
+    free(q);
+    visible_table();
+    visible_diff();
 
     ok(rf_session_id_valid("0123456789ab"), "a new id is valid");
     ok(!rf_session_id_valid("../etc"), "'..' is no id");

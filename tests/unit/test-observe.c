@@ -151,6 +151,81 @@ static void rules(void)
     ok(rf_observe_suggest("not json", NULL, "/home/u", envp, NULL) == NULL, "bad observations: an error");
 }
 
+/* The narrowest rule: a table of what was seen, the caller's home and
+ * workspace, and the source suggested, the wider one refused and why. */
+static void narrowest(void)
+{
+    static const struct {
+        const char *host, *ws, *source, *wider, *why;
+    } t[] = {
+        { "/home", "/tmp/x/ws", "", "/home", "a top-level directory as a whole" },
+        { "/", "/tmp/x/ws", "", "/", "the whole host" },
+        { "/etc", "/tmp/x/ws", "", "/etc", "a top-level directory as a whole" },
+        { "/usr", "/tmp/x/ws", "", "/usr", "a top-level directory as a whole" },
+        { "/root", "/tmp/x/ws", "", "/root", "a top-level directory as a whole" },
+        { "/tmp/x/hostdata/config.txt", "/tmp/x/ws", "/tmp/x/hostdata", "/tmp/x",
+          "it holds the workspace (and what lies beside it)" },
+        { "/tmp/x/notes.txt", "/tmp/x/ws", "/tmp/x/notes.txt", "/tmp/x",
+          "it holds the workspace (and what lies beside it)" },
+        { "/tmp/x", "/tmp/x/ws", "", "/tmp/x", "it holds the workspace (and what lies beside it)" },
+        { "/tmp/x/ws", "/tmp/x/ws", "", "/tmp/x/ws", "it holds the workspace (and what lies beside it)" },
+        { "/home/u", "/tmp/x/ws", "", "/home/u", "your home directory as a whole" },
+        { "/srv/data/a/b.csv", "/srv/data/ws", "/srv/data/a", "/srv/data",
+          "it holds the workspace (and what lies beside it)" },
+        { "/opt/node/bin/node", "/tmp/x/ws", "/opt/node", "", NULL },
+        { "/srv/data/a/b.csv", "/tmp/x/ws", "/srv/data", "", NULL },
+        { "/home/u/.pyenv/shims/python3", "/home/u/proj", "/home/u/.pyenv", "", NULL },
+        { "/home/u/notes.txt", "/home/u/proj", "/home/u/notes.txt", "", NULL },
+        { "/etc/foo.conf", NULL, "/etc/foo.conf", "", NULL },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char out[PATH_MAX], wider[PATH_MAX], desc[512];
+        const char *why = rf_suggest_source(t[i].host, "/home/u", t[i].ws, out, sizeof out, wider, sizeof wider);
+        snprintf(desc, sizeof desc, "%s (workspace %s): %s%s%s", t[i].host, t[i].ws ? t[i].ws : "-",
+                 t[i].source[0] ? t[i].source : "nothing", t[i].why ? ", not " : "", t[i].why ? t[i].wider : "");
+        is_str(out, t[i].source, desc);
+        is_str(wider, t[i].wider, desc);
+        is_str(why ? why : "(none)", t[i].why ? t[i].why : "(none)", desc);
+    }
+    ok(rf_suggest_flag("/home/other/.cache/x", "/home/u") != NULL, "another user's home is flagged");
+    ok(rf_suggest_flag("/home/u/src/x", "/home/u") == NULL, "your own home is not");
+    ok(rf_suggest_flag("/home/uu/x", "/home/u") != NULL, "/home/uu is not /home/u's");
+    ok(rf_suggest_flag("/var/home/b/x", "/var/home/a") != NULL, "/var/home/NAME is another user's home");
+    ok(rf_suggest_flag("/tmp/t/data/x", "/tmp/t/home") == NULL, "a sibling of a home elsewhere is not (its owner is checked)");
+    ok(rf_suggest_flag("/home/u", "/home/u") == NULL, "your home itself is no other user's");
+
+    /* Through the builder: ls /home, a file beside the workspace. */
+    char *envp[] = { NULL };
+    char *text = rf_observe_suggest_in("{\"paths\":["
+                                       "{\"path\":\"/home\",\"host\":\"/home\",\"seen\":\"hidden\"},"
+                                       "{\"path\":\"/tmp/x/hostdata/config.txt\",\"host\":"
+                                       "\"/tmp/x/hostdata/config.txt\",\"seen\":\"hidden\"},"
+                                       "{\"path\":\"/home/other/.cache/x\",\"host\":\"/home/other/.cache/x\","
+                                       "\"seen\":\"hidden\"}]}",
+                                       NULL, "/home/u", "/tmp/x/ws", envp, NULL);
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    size_t i;
+    json_t *r;
+    int seen = 0;
+    json_array_foreach(json_object_get(j, "expose"), i, r) {
+        const char *src = json_string_value(json_object_get(r, "source"));
+        bool flagged = json_object_get(r, "flagged") != NULL, never = json_is_true(json_object_get(r, "never"));
+        if (!strcmp(src, "/home"))
+            seen |= flagged && never ? 1 : 0x100;
+        else if (!strcmp(src, "/tmp/x"))
+            seen |= flagged && never ? 2 : 0x100;
+        else if (!strcmp(src, "/tmp/x/hostdata"))
+            seen |= !flagged ? 4 : 0x100;
+        else if (!strcmp(src, "/home/other"))
+            seen |= flagged ? 8 : 0x100;
+        else
+            seen |= 0x200;
+    }
+    is_int(seen, 15, "/home and /tmp/x flagged, never offered; /tmp/x/hostdata suggested; /home/other flagged");
+    json_decref(j);
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/rf-observe.XXXXXX");
@@ -158,6 +233,7 @@ int main(void)
         return 1;
     normalise();
     classify();
+    narrowest();
     rules();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);

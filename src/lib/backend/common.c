@@ -176,6 +176,16 @@ static int session_prepare(const rf_plan *plan, rf_error **err)
     gid_t gid = st.st_gid;
     if (plan->caller_is_root && uid == 0)
         uid = plan->uid_host, gid = plan->gid_host;
+    /* An unprivileged caller's namespace maps its own ids only: a file it
+     * may write with another owner or group cannot be copied up (ids.c).
+     * Checked when a session begins (a walk of the workspace, ~2 us an
+     * entry, a clean one remembered for a minute), not at each command
+     * continuing it. A root caller's id-mapped workspace refuses such
+     * writes in either mode alike. */
+    rf_changes_ids ids = { { plan->uid_host, geteuid() }, { plan->gid_host, getegid() } };
+    if (!plan->caller_is_root && (plan->backend == RF_BACKEND_NATIVE || plan->backend == RF_BACKEND_BWRAP) &&
+        access(plan->session_dir, F_OK) != 0 && rf_changes_check_ids(plan->instance_root, plan->session_workspace, &ids, err) < 0)
+        return -1;
     return rf_session_prepare(plan->instance_root, plan->session, plan->session_workspace, plan->session_instance,
                               uid, gid, err);
 }

@@ -74,10 +74,25 @@ bool rf_changes_is_whiteout(const struct stat *st);
  * them (its type is checked after the open). */
 int rf_changes_open_beneath(int dirfd, const char *rel, int flags);
 
+/* ids.c: the ids the sandbox's user namespace maps (two each: the
+ * command's and the caller's, which may be the same). */
+typedef struct rf_changes_ids {
+    uid_t uid[2];
+    gid_t gid[2];
+} rf_changes_ids;
+/* -1 with *err (the first file, the way out) when the command could
+ * write a file of the workspace whose owner or group (or a directory's
+ * above it) `ids` does not hold: overlayfs could not copy it up. A clean
+ * walk is remembered for a minute in root/ids-clean (root may be NULL:
+ * always walk). */
+int rf_changes_check_ids(const char *root, const char *workspace, const rf_changes_ids *ids, rf_error **err);
+
 /* diff.c: a unified diff of two texts (3 lines of context) appended to
- * *out (a malloc'd, growing string of *len bytes). */
-int rf_changes_text_diff(const char *a, size_t alen, const char *b, size_t blen, bool color, char **out,
-                         size_t *len, size_t *ins, size_t *del);
+ * *out (a malloc'd, growing string of *len bytes). flags: RF_DIFF_COLOR,
+ * RF_DIFF_VISIBLE (each line's control characters shown, util/printable.h;
+ * *controls, when not NULL, grows by how many). */
+int rf_changes_text_diff(const char *a, size_t alen, const char *b, size_t blen, unsigned flags, char **out,
+                         size_t *len, size_t *ins, size_t *del, size_t *controls);
 
 /* Append printf-formatted text to a growing string. */
 int rf_changes_appendf(char **out, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -4,6 +4,7 @@
 #include "changes/changes.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/printable.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,16 +66,14 @@ RF_EXPORT void rf_changeset_free(rf_changeset *cs)
 }
 
 /* Bytes git's quotePath would escape (control characters, '"', '\\',
- * and bytes of invalid UTF-8) make the path print quoted, C style. */
-static size_t utf8_len(const unsigned char *p)
+ * and bytes of invalid UTF-8) make the path print quoted, C style; so do
+ * the characters git leaves as they are that a terminal acts on (C1
+ * controls, U+009B being CSI to some) or that reorder the text shown
+ * (bidi overrides), each byte in octal. */
+static size_t plain_len(const unsigned char *p)
 {
-    if (p[0] < 0x80)
-        return 1;
-    size_t n = (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
+    size_t n = rf_utf8_len(p, strnlen((const char *)p, 4));
+    return n && p[0] >= 0x20 && p[0] != '"' && p[0] != '\\' && !rf_utf8_is_control(p, n) ? n : 0;
 }
 
 RF_EXPORT char *rf_change_quote_path(const char *path)
@@ -82,9 +81,9 @@ RF_EXPORT char *rf_change_quote_path(const char *path)
     const unsigned char *p = (const unsigned char *)path;
     bool plain = true;
     for (size_t i = 0; p[i] && plain;) {
-        size_t n = utf8_len(p + i);
-        plain = n && p[i] >= 0x20 && p[i] != 0x7f && p[i] != '"' && p[i] != '\\';
-        i += n ? n : 1;
+        size_t n = plain_len(p + i);
+        plain = n != 0;
+        i += n;
     }
     if (plain)
         return strdup(path);
@@ -93,10 +92,10 @@ RF_EXPORT char *rf_change_quote_path(const char *path)
         return NULL;
     *o++ = '"';
     for (size_t i = 0; p[i];) {
-        size_t n = utf8_len(p + i);
+        size_t n = plain_len(p + i);
         static const char esc[] = "\a\b\t\n\v\f\r";
-        const char *e = p[i] ? strchr(esc, p[i]) : NULL;
-        if (n > 1) {
+        const char *e = strchr(esc, p[i]);
+        if (n) {
             memcpy(o, p + i, n);
             o += n;
             i += n;
@@ -106,10 +105,8 @@ RF_EXPORT char *rf_change_quote_path(const char *path)
             o += sprintf(o, "\\%c", "abtnvfr"[e - esc]);
         else if (p[i] == '"' || p[i] == '\\')
             o += sprintf(o, "\\%c", p[i]);
-        else if (p[i] < 0x20 || p[i] >= 0x7f)
-            o += sprintf(o, "\\%03o", p[i]);
         else
-            *o++ = (char)p[i];
+            o += sprintf(o, "\\%03o", p[i]);
         i++;
     }
     *o++ = '"';
@@ -178,8 +175,31 @@ static int header(const rf_change *c, const char *qa, const char *qb, bool color
     return rc;
 }
 
-static int body(rf_session *s, const rf_change *c, const char *qa, const char *qb, bool color, char **out,
-                size_t *len, size_t *ins, size_t *del)
+/* The hunks go to a buffer of their own first: a file holding control
+ * characters is said so above them, where a reviewer reads first. */
+static int text_body(const char *a, size_t alen, const char *b, size_t blen, const char *qa, const char *qb,
+                     bool had, bool has, unsigned flags, char **out, size_t *len, size_t *ins, size_t *del,
+                     size_t *controls)
+{
+    _cleanup_free_ char *hunks = NULL;
+    size_t hlen = 0, k = 0;
+    if (rf_changes_text_diff(a, alen, b, blen, flags, &hunks, &hlen, ins, del, &k) < 0)
+        return -1;
+    *controls += k;
+    const char *hb = flags & RF_DIFF_COLOR ? "\033[1m" : "", *he = flags & RF_DIFF_COLOR ? "\033[m" : "";
+    if (k && rf_changes_appendf(out, len, "%s# ringfence: this file holds %zu control character%s, shown as ^[ "
+                                          "(escape), ^M (carriage return), \\u009b, \\xff; "
+                                          "--raw prints the bytes%s\n",
+                                hb, k, k == 1 ? "" : "s", he) < 0)
+        return -1;
+    if (rf_changes_appendf(out, len, "%s--- %s%s\n+++ %s%s%s\n", hb, had ? "a/" : "", had ? qa : "/dev/null",
+                           has ? "b/" : "", has ? qb : "/dev/null", he) < 0)
+        return -1;
+    return hunks ? rf_changes_appendf(out, len, "%s", hunks) : 0;
+}
+
+static int body(rf_session *s, const rf_change *c, const char *qa, const char *qb, unsigned flags, char **out,
+                size_t *len, size_t *ins, size_t *del, size_t *controls)
 {
     _cleanup_close_ int upper = rf_session_open_upper(s, NULL);
     _cleanup_close_ int ws = open(s->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -196,20 +216,17 @@ static int body(rf_session *s, const rf_change *c, const char *qa, const char *q
                                   c->old_size, has ? c->new_size : 0);
     if (alen == blen && (alen == 0 || !memcmp(a, b, alen)))
         return 0; /* mode only, or an empty file */
-    const char *hb = color ? "\033[1m" : "", *he = color ? "\033[m" : "";
-    if (rf_changes_appendf(out, len, "%s--- %s%s\n+++ %s%s%s\n", hb, had ? "a/" : "", had ? qa : "/dev/null",
-                           has ? "b/" : "", has ? qb : "/dev/null", he) < 0)
-        return -1;
-    return rf_changes_text_diff(a ? a : "", alen, b ? b : "", blen, color, out, len, ins, del);
+    return text_body(a ? a : "", alen, b ? b : "", blen, qa, qb, had, has, flags, out, len, ins, del, controls);
 }
 
-RF_EXPORT char *rf_change_diff(rf_session *s, const rf_change *c, bool color, size_t *insertions,
-                               size_t *deletions, rf_error **err)
+RF_EXPORT char *rf_change_diff_flags(rf_session *s, const rf_change *c, unsigned flags, size_t *insertions,
+                                     size_t *deletions, size_t *controls, rf_error **err)
 {
     _cleanup_free_ char *qa = rf_change_quote_path(c->old_path ? c->old_path : c->path);
     _cleanup_free_ char *qb = rf_change_quote_path(c->path);
     char *out = NULL;
-    size_t len = 0, ins = 0, del = 0;
+    size_t len = 0, ins = 0, del = 0, ctl = 0;
+    bool color = flags & RF_DIFF_COLOR;
     int rc = !qa || !qb ? -1 : 0;
     if (rc == 0 && c->kind == RF_CHANGE_REFUSED)
         rc = rf_changes_appendf(&out, &len, "%srefused: %s: %s (never applied)%s\n", color ? "\033[31m" : "", qb,
@@ -219,7 +236,7 @@ RF_EXPORT char *rf_change_diff(rf_session *s, const rf_change *c, bool color, si
         /* A file the command made unreadable (chmod 000) is said so, and
          * the rest of the changeset still shows. */
         if (rc == 0 && c->type != 'd' && c->kind != RF_CHANGE_MODE &&
-            body(s, c, qa, qb, color, &out, &len, &ins, &del) < 0)
+            body(s, c, qa, qb, flags, &out, &len, &ins, &del, &ctl) < 0)
             rc = errno == ENOMEM ? -1 : rf_changes_appendf(&out, &len, "cannot read %s: %s\n", qb, strerror(errno));
     }
     if (rc < 0) {
@@ -231,5 +248,13 @@ RF_EXPORT char *rf_change_diff(rf_session *s, const rf_change *c, bool color, si
         *insertions = ins;
     if (deletions)
         *deletions = del;
+    if (controls)
+        *controls = ctl;
     return out ? out : strdup("");
+}
+
+RF_EXPORT char *rf_change_diff(rf_session *s, const rf_change *c, bool color, size_t *insertions,
+                               size_t *deletions, rf_error **err)
+{
+    return rf_change_diff_flags(s, c, color ? RF_DIFF_COLOR : 0, insertions, deletions, NULL, err);
 }

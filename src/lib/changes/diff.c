@@ -10,6 +10,7 @@
 #include "changes/changes.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/printable.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -207,31 +208,47 @@ static int build_ops(const lines *a, const lines *b, ops *o)
     return 0;
 }
 
-static int emit_line(char **out, size_t *len, char sign, const line *l, bool color)
+typedef struct emit {
+    char **out;
+    size_t *len;
+    unsigned flags;  /* RF_DIFF_COLOR, RF_DIFF_VISIBLE */
+    size_t controls; /* made visible */
+} emit;
+
+static int emit_line(emit *e, char sign, const line *l)
 {
+    bool color = e->flags & RF_DIFF_COLOR;
     const char *c = !color ? "" : sign == '-' ? "\033[31m" : sign == '+' ? "\033[32m" : "";
     bool nl = l->len && l->p[l->len - 1] == '\n';
-    if (rf_changes_appendf(out, len, "%s%c%.*s%s\n", c, sign, (int)(l->len - nl), l->p, *c ? "\033[m" : "") < 0)
+    size_t n = l->len - nl, k = 0;
+    char *shown = e->flags & RF_DIFF_VISIBLE ? rf_visible(l->p, n, &k) : NULL;
+    if (e->flags & RF_DIFF_VISIBLE && !shown)
         return -1;
-    return nl ? 0 : rf_changes_appendf(out, len, "\\ No newline at end of file\n");
+    e->controls += k;
+    int rc = shown ? rf_changes_appendf(e->out, e->len, "%s%c%s%s\n", c, sign, shown, *c ? "\033[m" : "")
+                   : rf_changes_appendf(e->out, e->len, "%s%c%.*s%s\n", c, sign, (int)n, l->p, *c ? "\033[m" : "");
+    free(shown);
+    if (rc < 0)
+        return -1;
+    return nl ? 0 : rf_changes_appendf(e->out, e->len, "\\ No newline at end of file\n");
 }
 
-static int emit_hunk(const ops *o, size_t s, size_t e, const lines *a, const lines *b, bool color, char **out,
-                     size_t *len)
+static int emit_hunk(emit *e, const ops *o, size_t s, size_t end, const lines *a, const lines *b)
 {
     size_t ac = 0, bc = 0;
-    for (size_t i = s; i < e; i++) {
+    bool color = e->flags & RF_DIFF_COLOR;
+    for (size_t i = s; i < end; i++) {
         ac += o->v[i].t != OP_INS;
         bc += o->v[i].t != OP_DEL;
     }
     size_t as = o->v[s].a + (ac ? 1 : 0), bs = o->v[s].b + (bc ? 1 : 0);
-    if (rf_changes_appendf(out, len, "%s@@ -%zu,%zu +%zu,%zu @@%s\n", color ? "\033[36m" : "", as, ac, bs, bc,
+    if (rf_changes_appendf(e->out, e->len, "%s@@ -%zu,%zu +%zu,%zu @@%s\n", color ? "\033[36m" : "", as, ac, bs, bc,
                            color ? "\033[m" : "") < 0)
         return -1;
-    for (size_t i = s; i < e; i++) {
+    for (size_t i = s; i < end; i++) {
         const op *p = &o->v[i];
-        int rc = p->t == OP_INS ? emit_line(out, len, '+', &b->v[p->b], color)
-                                : emit_line(out, len, p->t == OP_DEL ? '-' : ' ', &a->v[p->a], color);
+        int rc = p->t == OP_INS ? emit_line(e, '+', &b->v[p->b])
+                                : emit_line(e, p->t == OP_DEL ? '-' : ' ', &a->v[p->a]);
         if (rc < 0)
             return -1;
     }
@@ -240,7 +257,7 @@ static int emit_hunk(const ops *o, size_t s, size_t e, const lines *a, const lin
 
 /* Group the ops into hunks: changes closer than 2 * CONTEXT equal lines
  * share one. */
-static int emit_hunks(const ops *o, const lines *a, const lines *b, bool color, char **out, size_t *len)
+static int emit_hunks(emit *e, const ops *o, const lines *a, const lines *b)
 {
     size_t i = 0;
     while (i < o->n) {
@@ -261,22 +278,25 @@ static int emit_hunks(const ops *o, const lines *a, const lines *b, bool color, 
             }
             break;
         }
-        size_t e = j + CONTEXT < o->n ? j + CONTEXT : o->n;
-        if (emit_hunk(o, s, e, a, b, color, out, len) < 0)
+        size_t end = j + CONTEXT < o->n ? j + CONTEXT : o->n;
+        if (emit_hunk(e, o, s, end, a, b) < 0)
             return -1;
-        i = e;
+        i = end;
     }
     return 0;
 }
 
-int rf_changes_text_diff(const char *a, size_t alen, const char *b, size_t blen, bool color, char **out,
-                         size_t *len, size_t *ins, size_t *del)
+int rf_changes_text_diff(const char *a, size_t alen, const char *b, size_t blen, unsigned flags, char **out,
+                         size_t *len, size_t *ins, size_t *del, size_t *controls)
 {
     lines la = { 0 }, lb = { 0 };
     ops o = { 0 };
+    emit e = { .out = out, .len = len, .flags = flags };
     int rc = -1;
     if (split(a, alen, &la) == 0 && split(b, blen, &lb) == 0 && build_ops(&la, &lb, &o) == 0)
-        rc = emit_hunks(&o, &la, &lb, color, out, len);
+        rc = emit_hunks(&e, &o, &la, &lb);
+    if (controls)
+        *controls += e.controls;
     for (size_t i = 0; rc == 0 && i < o.n; i++) {
         *ins += o.v[i].t == OP_INS;
         *del += o.v[i].t == OP_DEL;

@@ -373,6 +373,12 @@ RF_EXPORT int rf_policy_start_session(rf_policy *policy, rf_error **err)
     gid_t gid = st.st_gid;
     if (geteuid() == 0 && uid == 0)
         uid = policy->map_root_to, gid = (gid_t)policy->map_root_to;
+    /* The start of each command sees the session exists: the ids check
+     * (ids.c, common.c) is made here, once for the connection. */
+    rf_changes_ids ids = { { policy->instance_subid ? policy->instance_uid : geteuid(), geteuid() },
+                           { policy->instance_subid ? policy->instance_gid : getegid(), getegid() } };
+    if (geteuid() != 0 && rf_changes_check_ids(policy->instance_root, policy->workspace, &ids, err) < 0)
+        return -1;
     if (rf_session_prepare(policy->instance_root, id, policy->workspace, policy->instance, uid, gid, err) < 0)
         return -1;
     char *copy = strdup(id);

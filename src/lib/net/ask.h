@@ -7,6 +7,7 @@
  * user's own configuration. Internal to libringfence. */
 #pragma once
 #include "policy/policy.h"
+#include "util/printable.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -92,5 +93,9 @@ int rf_ask_who_of_connection(int fd, rf_ask_who *out);
 int rf_ask_who_of_pid(pid_t host_pid, rf_ask_who *out);
 /* src as a terminal may show it: printable ASCII; anything else (escape
  * sequences a command could hide in a path or its name, C1 controls some
- * terminals take as CSI) becomes '?'; cut to size. */
-void rf_ask_printable(char *dst, size_t size, const char *src);
+ * terminals take as CSI) becomes '?'; cut to size. util/printable.h's
+ * rf_printable, under the name its callers know. */
+static inline void rf_ask_printable(char *dst, size_t size, const char *src)
+{
+    rf_printable(dst, size, src);
+}

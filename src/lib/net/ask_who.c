@@ -43,14 +43,6 @@ static int read_small(const char *path, char *buf, size_t size)
     return 0;
 }
 
-void rf_ask_printable(char *dst, size_t size, const char *src)
-{
-    size_t i = 0;
-    for (; src[i] && i + 1 < size; i++)
-        dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
-    dst[i] = '\0';
-}
-
 int rf_ask_who_of_pid(pid_t host_pid, rf_ask_who *out)
 {
     char path[64], buf[4096];
@@ -58,7 +50,7 @@ int rf_ask_who_of_pid(pid_t host_pid, rf_ask_who *out)
     if (read_small(path, buf, sizeof buf) < 0)
         return -1;
     buf[strcspn(buf, "\n")] = '\0';
-    rf_ask_printable(out->name, sizeof out->name, buf);
+    rf_printable(out->name, sizeof out->name, buf);
     out->pid = host_pid;
     /* NSpid: the pid in each namespace, the innermost last. */
     snprintf(path, sizeof path, "/proc/%d/status", (int)host_pid);

@@ -5,13 +5,22 @@
  * its 3,000 files; ~/.config/git, not all of ~/.config), read-write only
  * where a write was tried. Secrets and places that persist across sessions
  * are flagged with why and never suggested: learning must not teach the
- * sandbox to hand out ~/.ssh because a command reached for it. Pure: no
- * file is read here but the caller's stat of nothing; unit-tested. */
+ * sandbox to hand out ~/.ssh because a command reached for it.
+ *
+ * The narrowest rule that works: a group is never the whole host, a
+ * top-level directory (/home, /root, /etc, /usr, /tmp), your home, a
+ * directory holding it, nor the workspace or a parent of it (what lies
+ * beside it); such a group is named as flagged, with why, and the
+ * directory the path is in (or the path) is suggested instead. Another
+ * user's home, or a source that belongs to another user (the one lstat
+ * here), is flagged. Otherwise pure; unit-tested with table cases. */
 #include "observe/suggest.h"
 #include "util/error.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,8 +95,27 @@ static const char *home_rel(const char *path, const char *home)
     return !strncmp(path, home, n) && path[n] == '/' ? path + n + 1 : NULL;
 }
 
+/* Another user's home: a child of /home (or Fedora Silverblue's
+ * /var/home) other than the caller's own. A home elsewhere is found by
+ * its owner (owner_flag). */
+static bool foreign_home(const char *host, const char *home)
+{
+    static const char *const bases[] = { "/home", "/var/home" };
+    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+        size_t n = strlen(bases[i]);
+        if (strncmp(host, bases[i], n) || host[n] != '/' || !host[n + 1])
+            continue;
+        size_t c = n + 1 + strcspn(host + n + 1, "/"); /* the end of /home/NAME */
+        if (!home || strncmp(host, home, c) || (home[c] != '\0' && home[c] != '/'))
+            return true;
+    }
+    return false;
+}
+
 const char *rf_suggest_flag(const char *host, const char *home)
 {
+    if (foreign_home(host, home))
+        return "another user's home";
     const char *rel = home_rel(host, home);
     for (size_t i = 0; rel && i < sizeof home_flags / sizeof home_flags[0]; i++)
         if (beneath(rel, home_flags[i].rel))
@@ -143,6 +171,54 @@ void rf_suggest_group(const char *host, const char *home, char *out, size_t len)
     snprintf(out, len, "/%s", part);
 }
 
+const char *rf_suggest_too_broad(const char *dir, const char *home, const char *workspace)
+{
+    if (dir[0] != '/')
+        return NULL;
+    if (!strcmp(dir, "/"))
+        return "the whole host";
+    if (!strchr(dir + 1, '/'))
+        return "a top-level directory as a whole";
+    if (home && home[0] == '/' && !strcmp(dir, home))
+        return "your home directory as a whole";
+    if (home && home[0] == '/' && beneath(home, dir))
+        return "it holds your home directory";
+    if (workspace && workspace[0] == '/' && beneath(workspace, dir))
+        return "it holds the workspace (and what lies beside it)";
+    return NULL;
+}
+
+/* The directory path is in, into out. */
+static void parent_of(const char *path, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash && slash != path ? (size_t)(slash - path) : 1;
+    snprintf(out, len, "%.*s", (int)n, path);
+}
+
+const char *rf_suggest_source(const char *host, const char *home, const char *workspace, char *out, size_t len,
+                              char *wider, size_t wlen)
+{
+    char cand[4096];
+    rf_suggest_group(host, home, cand, sizeof cand);
+    const char *why = rf_suggest_too_broad(cand, home, workspace);
+    snprintf(wider, wlen, "%s", why ? cand : "");
+    if (!why) {
+        snprintf(out, len, "%s", cand);
+        return NULL;
+    }
+    parent_of(host, cand, sizeof cand);
+    if (!rf_suggest_too_broad(cand, home, workspace)) {
+        snprintf(out, len, "%s", cand);
+        return why;
+    }
+    const char *self = rf_suggest_too_broad(host, home, workspace);
+    snprintf(out, len, "%s", self ? "" : host);
+    if (self && strcmp(wider, host)) /* the path itself is what is refused, said so */
+        snprintf(wider, wlen, "%s", host);
+    return self ? self : why;
+}
+
 /* The rule's target for a path looked for in the sandbox's own home:
  * the same place relative to that home. */
 static void home_target(const char *inside, const char *host, const char *group, char *out, size_t len)
@@ -165,52 +241,97 @@ static json_t *find_rule(json_t *rules, const char *source)
     return NULL;
 }
 
-static void add_path(json_t *rules, const json_t *rec, const char *home)
+/* A source the caller does not own, nor root: another user's files. */
+static const char *owner_flag(const char *source)
+{
+    struct stat st;
+    if (lstat(source, &st) < 0 || st.st_uid == geteuid() || st.st_uid == 0)
+        return NULL;
+    return "belongs to another user";
+}
+
+static void count_path(json_t *r, const char *host, bool write)
+{
+    if (write)
+        json_object_set_new(r, "mode", json_string("rw"));
+    json_t *paths = json_object_get(r, "paths");
+    if (json_array_size(paths) < 5)
+        json_array_append_new(paths, json_string(host));
+    json_object_set_new(r, "count", json_integer(json_integer_value(json_object_get(r, "count")) + 1));
+}
+
+/* A source too broad to suggest: named, with why, never offered. */
+static void add_too_broad(json_t *rules, const char *source, const char *why, const char *host)
+{
+    json_t *r = find_rule(rules, source);
+    if (!r) {
+        char text[256];
+        snprintf(text, sizeof text, "too broad: %s; a narrower rule is suggested where one works", why);
+        r = json_pack("{s:s, s:s, s:s, s:o, s:i, s:s, s:b}", "source", source, "mode", "ro", "why",
+                      "a rule that would have covered what was looked for", "paths", json_array(), "count", 0,
+                      "flagged", text, "never", 1);
+        json_array_append_new(rules, r);
+    }
+    count_path(r, host, false);
+}
+
+static json_t *new_rule(const char *group, const char *host, const char *seen, const char *home,
+                        const char *target)
+{
+    bool protect = !strcmp(seen, "protected"), in_home = !strcmp(seen, "home");
+    bool readonly = protect || !strcmp(seen, "read-only");
+    const char *flag = rf_suggest_flag(host, home);
+    if (!flag)
+        flag = rf_suggest_flag(group, home);
+    if (!flag && !protect)
+        flag = owner_flag(group);
+    json_t *r = json_pack("{s:s, s:s, s:s, s:o, s:i}", "source", group, "mode", "ro", "why",
+                          readonly ? "written to, but read-only inside"
+                          : in_home ? "looked for in the sandbox's own home; yours has it"
+                                    : "looked for, hidden inside",
+                          "paths", json_array(), "count", 0);
+    if (in_home)
+        json_object_set_new(r, "target", json_string(target));
+    /* "never": no flag is offered at all, not even with a warning. */
+    if (protect)
+        json_object_set_new(r, "flagged", json_string("a protected path of the workspace (hooks and "
+                                                      "start-up files run outside the sandbox)"));
+    else if (flag)
+        json_object_set_new(r, "flagged", json_string(flag));
+    else if (readonly && (beneath(group, "/usr") || beneath(group, "/etc") || beneath(group, "/bin") ||
+                          beneath(group, "/lib")))
+        json_object_set_new(r, "flagged", json_string("a system directory: never made writable"));
+    if (protect || (json_object_get(r, "flagged") && !flag))
+        json_object_set_new(r, "never", json_true());
+    return r;
+}
+
+static void add_path(json_t *rules, const json_t *rec, const char *home, const char *workspace)
 {
     const char *inside = json_string_value(json_object_get(rec, "path"));
     const char *host = json_string_value(json_object_get(rec, "host"));
     const char *seen = json_string_value(json_object_get(rec, "seen"));
     if (!inside || !host || !seen || host[0] != '/')
         return;
-    char group[4096], target[4096];
-    if (!strcmp(seen, "protected")) /* itself: never a group around it */
+    char group[4096], wider[4096], target[4096];
+    if (!strcmp(seen, "protected")) { /* itself: never a group around it */
         snprintf(group, sizeof group, "%s", host);
-    else
-        rf_suggest_group(host, home, group, sizeof group);
+    } else {
+        const char *why = rf_suggest_source(host, home, workspace, group, sizeof group, wider, sizeof wider);
+        if (why)
+            add_too_broad(rules, wider, why, host);
+        if (!group[0])
+            return;
+    }
     bool in_home = !strcmp(seen, "home");
     if (in_home)
         home_target(inside, host, group, target, sizeof target);
     json_t *r = find_rule(rules, group);
     if (!r) {
-        const char *flag = rf_suggest_flag(host, home);
-        bool protect = !strcmp(seen, "protected");
-        bool readonly = protect || !strcmp(seen, "read-only");
-        r = json_pack("{s:s, s:s, s:s, s:o, s:i}", "source", group, "mode", "ro", "why",
-                      readonly ? "written to, but read-only inside"
-                      : in_home ? "looked for in the sandbox's own home; yours has it"
-                                : "looked for, hidden inside",
-                      "paths", json_array(), "count", 0);
-        if (in_home)
-            json_object_set_new(r, "target", json_string(target));
-        /* "never": no flag is offered at all, not even with a warning. */
-        if (protect)
-            json_object_set_new(r, "flagged", json_string("a protected path of the workspace (hooks and "
-                                                          "start-up files run outside the sandbox)"));
-        else if (flag)
-            json_object_set_new(r, "flagged", json_string(flag));
-        else if (readonly && (beneath(group, "/usr") || beneath(group, "/etc") || beneath(group, "/bin") ||
-                              beneath(group, "/lib")))
-            json_object_set_new(r, "flagged", json_string("a system directory: never made writable"));
-        if (protect || (json_object_get(r, "flagged") && !flag))
-            json_object_set_new(r, "never", json_true());
+        r = new_rule(group, host, seen, home, target);
         json_array_append_new(rules, r);
     }
-    if (json_is_true(json_object_get(rec, "write")))
-        json_object_set_new(r, "mode", json_string("rw"));
-    json_t *paths = json_object_get(r, "paths");
-    if (json_array_size(paths) < 5)
-        json_array_append_new(paths, json_string(host));
-    json_object_set_new(r, "count", json_integer(json_integer_value(json_object_get(r, "count")) + 1));
+    count_path(r, host, json_is_true(json_object_get(rec, "write")));
 }
 
 static const char *env_get(char *const *envp, const char *name)
@@ -273,6 +394,12 @@ static json_t *refused_names(const char *network_json)
 RF_EXPORT char *rf_observe_suggest(const char *observations, const char *network_json, const char *home,
                                    char *const *envp, rf_error **err)
 {
+    return rf_observe_suggest_in(observations, network_json, home, NULL, envp, err);
+}
+
+RF_EXPORT char *rf_observe_suggest_in(const char *observations, const char *network_json, const char *home,
+                                      const char *workspace, char *const *envp, rf_error **err)
+{
     json_error_t jerr;
     json_t *obs = json_loads(observations ? observations : "{}", 0, &jerr);
     if (!json_is_object(obs)) {
@@ -283,7 +410,7 @@ RF_EXPORT char *rf_observe_suggest(const char *observations, const char *network
     json_t *rules = json_array(), *env = json_object();
     size_t i;
     json_t *rec;
-    json_array_foreach(json_object_get(obs, "paths"), i, rec) add_path(rules, rec, home);
+    json_array_foreach(json_object_get(obs, "paths"), i, rec) add_path(rules, rec, home, workspace);
     add_env(env, rules, home, envp);
     json_t *out = json_pack("{s:o, s:o, s:o, s:I, s:I, s:I}", "expose", rules, "keep_env", env, "allow_domain",
                             refused_names(network_json), "dropped",

@@ -10,3 +10,13 @@
 const char *rf_suggest_flag(const char *host, const char *home);
 /* The directory (or file) a rule for host would expose. */
 void rf_suggest_group(const char *host, const char *home, char *out, size_t len);
+/* Why a rule for dir would expose too much (the whole host, a top-level
+ * directory, home or a directory holding it, the workspace or a parent of
+ * it), or NULL. */
+const char *rf_suggest_too_broad(const char *dir, const char *home, const char *workspace);
+/* The narrowest source that works for host: its group, or when that is too
+ * broad the directory host is in, or host itself; out is "" when even
+ * host is too broad. Returns NULL, or why the wider source (in `wider`)
+ * was refused. workspace may be NULL. */
+const char *rf_suggest_source(const char *host, const char *home, const char *workspace, char *out, size_t len,
+                              char *wider, size_t wlen);
