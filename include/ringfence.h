@@ -186,6 +186,9 @@ typedef struct rf_status {
      * bytes_sent, bytes_received}]), or NULL. */
     char *network_json;
     char *session;      /* changes: overlay: the session's id, else NULL */
+    char *sandbox;      /* the sandbox's id (the audit trail's, `ringfence ps`'s) */
+    char *audit_head;   /* the audit trail's last hash after run.end, or NULL
+                           (auditing off); `ringfence audit verify` */
 } rf_status;
 
 RF_EXPORT rf_proc *rf_spawn(const rf_plan *plan, const rf_stdio *stdio, rf_error **err);

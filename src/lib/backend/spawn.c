@@ -6,6 +6,7 @@
 #include "backend/native/sandbox.h"
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
+#include "audit/run.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
 #include "util/error.h"
@@ -61,10 +62,18 @@ rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf
     if (check_backend(plan, stdio, err) < 0)
         return NULL;
     rf_proc *proc = spawn(plan, stdio, sink, err);
+    if (!proc)
+        return NULL;
+    rf_audit_new_id(proc->id);
     /* changes: overlay: the status record names the session. */
-    if (proc && plan->session && !(proc->session = strdup(plan->session))) {
+    if (plan->session && !(proc->session = strdup(plan->session))) {
         rf_proc_free(proc);
         rf_error_set(err, ENOMEM, "spawn");
+        return NULL;
+    }
+    /* An unrecorded run is what the trail exists to prevent: refused. */
+    if (plan->audit && !(proc->audit = rf_audit_run_start(plan, proc->id, proc->pid, err))) {
+        rf_proc_free(proc);
         return NULL;
     }
     return proc;

@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/stack.h"
 #include "util/strv.h"
+#include "audit/run.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -364,6 +365,7 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
     if (p->session_lock >= 0)
         close(p->session_lock); /* the sandbox is gone: the session may be applied */
     free(p->session);
+    rf_audit_run_free(p->audit); /* never waited for: no run.end */
     rf_cgroup_destroy(p->cgroup);
     rf_strv_free(p->warnings);
     free(p->usage);
