@@ -23,9 +23,14 @@ int rf_cli_serve(int argc, char **argv);
 int rf_cli_profile(int argc, char **argv);
 int rf_cli_learn(int argc, char **argv);
 int rf_cli_changes(int argc, char **argv);
+int rf_cli_audit(int argc, char **argv);
 /* completion.c: print the completion script for shell (bash, zsh, fish). */
 int rf_cli_completion(const char *shell, const char *const *subs, const char *const *summaries, size_t n);
 
+/* safe.c: s with every byte outside printable ASCII (and the backslash)
+ * as \xNN: what a sandboxed command chose, on a terminal. */
+#include <stdio.h>
+void rf_cli_put_safe(FILE *out, const char *s);
 /* Print err as "ringfence: msg" + "hint: ..." and return its exit code. */
 int rf_cli_report(const rf_error *err);
 /* Print a usage error for a subcommand and return 125. */

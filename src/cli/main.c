@@ -25,6 +25,7 @@ static const struct subcommand {
     { "profile", rf_cli_profile, "the named policy layers for --profile: list, show NAME" },
     { "changes", rf_cli_changes, "review an overlay session's changes: list, show, diff, apply, discard" },
     { "serve", rf_cli_serve, "keep sandboxes ready on a unix socket for run --via (a warm pool)" },
+    { "audit", rf_cli_audit, "the audit trail of every sandbox: path, show, verify, export --format ocsf" },
 };
 
 static void print_help(FILE *out)

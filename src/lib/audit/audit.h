@@ -57,3 +57,8 @@ bool rf_audit_line_ok(const char *line, size_t len);
 void rf_audit_new_id(char out[13]);
 /* The current time as 2026-01-02T03:04:05.678Z. */
 void rf_audit_now(char out[32]);
+
+/* ocsf.c: the record as an OCSF 1.3 event (new reference), NULL when it
+ * is not a record; and a record's time in ms since the epoch (0: none). */
+json_t *rf_audit_ocsf(const json_t *record);
+long long rf_audit_time_ms(const char *iso);

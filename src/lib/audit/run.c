@@ -94,9 +94,9 @@ static int network_events(rf_audit_run *r, const char *network_json, rf_error **
 
 static json_t *end_fields(const rf_status *st)
 {
-    json_t *o = json_pack("{s:i, s:i, s:b, s:b, s:b, s:f, s:I}", "exit_code", st->exit_code, "signal", st->signal,
+    json_t *o = json_pack("{s:i, s:i, s:b, s:b, s:b, s:I, s:I}", "exit_code", st->exit_code, "signal", st->signal,
                           "timed_out", st->timed_out, "oom_killed", st->oom_killed, "pids_limit_hit",
-                          st->pids_limit_hit, "duration_seconds", st->wall_seconds, "peak_memory_bytes",
+                          st->pids_limit_hit, "duration_ms", (json_int_t)(st->wall_seconds * 1000), "peak_memory_bytes",
                           (json_int_t)st->peak_memory_bytes);
     if (o && st->setup_error)
         json_object_set_new(o, "error", json_string(st->setup_error));
