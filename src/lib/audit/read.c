@@ -121,8 +121,11 @@ static int verify_one(void *ud, const json_t *rec, const char *line)
     if (v->out->records == 0) {
         v->out->first_seq = (uint64_t)seq; /* the oldest kept: its prev is taken as given */
     } else if ((uint64_t)seq != at || strcmp(prev, v->prev)) {
-        if ((uint64_t)seq > at)
-            return bad(v, at, "is missing (removed)");
+        if ((uint64_t)seq > at) {
+            char what[96];
+            snprintf(what, sizeof what, "is missing (removed, or moved: record %" PRIu64 " comes next)", (uint64_t)seq);
+            return bad(v, at, what);
+        }
         return bad(v, (uint64_t)seq,
                    "does not follow the record before it (removed, reordered or copied)");
     }
