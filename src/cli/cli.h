@@ -24,6 +24,16 @@ int rf_cli_profile(int argc, char **argv);
 int rf_cli_learn(int argc, char **argv);
 int rf_cli_changes(int argc, char **argv);
 int rf_cli_audit(int argc, char **argv);
+int rf_cli_ps(int argc, char **argv);
+int rf_cli_top(int argc, char **argv);
+int rf_cli_stop(int argc, char **argv);
+/* sandboxes.c: the running sandboxes ps, top and stop see (this user's;
+ * root: everyone's) as a JSON array, or NULL with *code set (printed);
+ * printed as a table sorted by a column (cpu, mem, age, procs, id). */
+#include <jansson.h>
+json_t *rf_cli_sandboxes(int *code);
+bool rf_cli_sort_known(const char *key);
+void rf_cli_print_sandboxes(FILE *out, json_t *rows, const char *sort);
 /* completion.c: print the completion script for shell (bash, zsh, fish). */
 int rf_cli_completion(const char *shell, const char *const *subs, const char *const *summaries, size_t n);
 

@@ -7,6 +7,8 @@
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
 #include "audit/run.h"
+#include "registry/registry.h"
+#include "util/strv.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
 #include "util/error.h"
@@ -57,6 +59,24 @@ static rf_proc *spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_s
     }
 }
 
+/* `ringfence ps` lists it from now until rf_proc_free. Not fatal: the
+ * sandbox is as confined without it; the caller is told. */
+static void register_proc(rf_proc *proc, const rf_plan *plan)
+{
+    rf_error *err = NULL;
+    rf_registry_entry e = { .id = proc->id, .pid = proc->pid, .argv = plan->argv, .workspace = plan->workspace,
+                            .backend = rf_backend_name(plan->backend), .instance = plan->instance,
+                            .tree_via_init = proc->tree_via_init };
+    proc->registry_dir = rf_registry_dir(plan->instance_root);
+    if (!proc->registry_dir || rf_registry_add(proc->registry_dir, &e, &err) < 0) {
+        (void)rf_strv_pushf(&proc->warnings, "sandbox %s is not listed by 'ringfence ps': %s", proc->id,
+                            err ? rf_error_message(err) : "out of memory");
+        free(proc->registry_dir);
+        proc->registry_dir = NULL;
+    }
+    rf_error_free(err);
+}
+
 rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_sink *sink, rf_error **err)
 {
     if (check_backend(plan, stdio, err) < 0)
@@ -76,6 +96,7 @@ rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf
         rf_proc_free(proc);
         return NULL;
     }
+    register_proc(proc, plan);
     return proc;
 }
 

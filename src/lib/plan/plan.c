@@ -126,16 +126,19 @@ static bool keys_reachable(const rf_plan *plan)
            !rf_seccomp_denies(&req, "request_key");
 }
 
-/* What run.start records: the workspace, the instance, and the resolved
- * policy's digest (the same policy, the same digest). */
+/* What run.start and the `ringfence ps` entry record: the workspace, the
+ * instance, and (auditing) the resolved policy's digest: the same policy,
+ * the same digest. */
 static int set_audit(rf_plan *plan, const rf_policy *policy)
 {
     plan->audit = policy->audit;
+    if (!(plan->workspace = strdup(policy->workspace)) ||
+        (policy->instance && !(plan->instance = strdup(policy->instance))))
+        return -1;
     if (!plan->audit)
         return 0;
     _cleanup_free_ char *json = rf_policy_to_json(policy);
-    if (!json || !(plan->workspace = strdup(policy->workspace)) ||
-        (policy->instance && !(plan->instance = strdup(policy->instance))))
+    if (!json)
         return -1;
     rf_sha256_hex(json, strlen(json), plan->policy_digest);
     return 0;

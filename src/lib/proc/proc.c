@@ -12,6 +12,7 @@
 #include "util/stack.h"
 #include "util/strv.h"
 #include "audit/run.h"
+#include "registry/registry.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -366,6 +367,8 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
         close(p->session_lock); /* the sandbox is gone: the session may be applied */
     free(p->session);
     rf_audit_run_free(p->audit); /* never waited for: no run.end */
+    rf_registry_remove(p->registry_dir, p->id); /* after the kill above: it no longer runs */
+    free(p->registry_dir);
     rf_cgroup_destroy(p->cgroup);
     rf_strv_free(p->warnings);
     free(p->usage);

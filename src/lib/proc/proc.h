@@ -52,6 +52,7 @@ struct rf_proc {
     char *session;      /* ...its id, for the status record, or NULL */
     char id[13];        /* the sandbox's id: the audit trail's, `ringfence ps`'s */
     struct rf_audit_run *audit; /* plan->audit: its records (audit/run.h), or NULL */
+    char *registry_dir; /* where its `ringfence ps` entry is (registry/), or NULL */
     double release_stack_at; /* > 0: seconds after the start (rf_proc_release_stack_when_idle) */
     bool tree_via_init; /* no pid namespace (landlock, none): killing init
                            alone would orphan the tree, so SIGKILL is a
