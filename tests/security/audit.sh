@@ -115,3 +115,86 @@ lines=$(wc -l <"$(log)")
 expect_exit 0 "a run with audit: false" env RINGFENCE_AUDIT=false "$RINGFENCE" run --status-json "$SCRATCH/off.json" -- true
 check "...adds no record" test "$(wc -l <"$(log)")" = "$lines"
 check "...and its status record has no head" test -z "$(status_field "$SCRATCH/off.json" audit_head)"
+
+# ── The running sandboxes: ps, stop ─────────────────────────────────────
+reg="$RINGFENCE_HOME/run"
+ready="$WS/ready-$TOKEN"
+sandbox_id() { rf ps --json | python3 -c 'import json,sys
+for o in json.load(sys.stdin):
+    if sys.argv[1] in " ".join(o["command"]): print(o["id"])' "$1"; }
+# A long command whose name carries escape sequences, and a grandchild that
+# left its session (setsid): stop must end it too.
+dur="3$((RANDOM % 1000)).$$"  # a sleep no other process on the host runs
+rf run -- env "RF=$TOKEN$esc" sh -c 'setsid sleep "$1" & echo ok > "$2"; exec sleep "$1"' sh "$dur" "$ready" \
+    >"$SCRATCH/long.out" 2>&1 &
+long=$!
+at_exit "kill $long 2>/dev/null"
+wait_until 30 test -s "$ready" && pass "a long sandbox started" || fail "a long sandbox started"
+id=$(sandbox_id "$TOKEN")
+expect_exit 0 "ps --json lists it" rf ps --json
+check "...with its id, pid and command" python3 -c 'import json,sys
+o = [o for o in json.loads(sys.argv[1]) if o["id"] == sys.argv[2]][0]
+assert o["pid"] > 1 and o["processes"] >= 3 and o["command"][0] == "env"' "$OUT" "$id"
+expect_exit 0 "ps prints it for people" rf ps
+contains "...with its id" "$OUT" "$id"
+lacks "...with no escape byte from its command" "$OUT" $'\e'
+contains "...which is shown as \\x1b" "$OUT" '\x1b]0;pwned'
+expect_exit 0 "top --once prints it too" rf top --once
+contains "...with its id" "$OUT" "$id"
+
+# A sandbox cannot reach the registry to forge or remove an entry.
+expect_exit 0 "a command tries to list, forge and remove registry entries" \
+    rf run --workspace "$SCRATCH" -- sh -c '
+        ls -A "$1/run" 2>/dev/null && echo LISTED
+        (echo "{}" > "$1/run/forged.json") 2>/dev/null && echo FORGED
+        (rm -f "$1/run/$2.json") 2>/dev/null; true' sh "$RINGFENCE_HOME" "$id"
+lacks "...it cannot list it" "$OUT" LISTED
+lacks "...nor write an entry" "$OUT" FORGED
+check "...nor remove the long sandbox's" test -f "$reg/$id.json"
+
+# Forged entries written on the host (by the user, or by a tool of theirs)
+# are checked against the processes they name.
+entry=$(cat "$reg/$id.json")
+forge() { # NAME PYTHON-EDIT: a copy of the real entry, edited
+    python3 -c 'import json,sys; o=json.loads(sys.argv[1]); o["id"]=sys.argv[2]; exec(sys.argv[3]); print(json.dumps(o))' \
+        "$entry" "$1" "$2" >"$reg/$1.json"
+}
+forge aaaaaaaaaaa1 'o["pid"] = 1'                      # host init, not a child of the owner
+forge aaaaaaaaaaa2 'o["start"] = o["start"] + 1'        # the pid, reused by another process
+forge aaaaaaaaaaa3 'o["owner_pid"] = 1; o["owner_start"] = 0'
+forge aaaaaaaaaaa4 'o["uid"] = o["uid"] + 1'
+expect_exit 0 "ps with four forged entries beside the real one" rf ps --json
+for n in 1 2 3 4; do lacks "...forged entry $n is not listed" "$OUT" "aaaaaaaaaaa$n"; done
+contains "...the real one is" "$OUT" "$id"
+expect_exit 125 "stop of a forged entry (host init) is refused" rf stop aaaaaaaaaaa1
+check "...host init is still there (control: this machine's pid 1)" test -d /proc/1
+
+# Another user's sandbox: an ordinary user cannot stop it, not even through
+# an entry copied into their own registry.
+if is_root && id rftest >/dev/null 2>&1; then
+    other=$(runuser -u rftest -- mktemp -d /tmp/rf-audit-other.XXXXXX)
+    at_exit "rm -rf '$other'"
+    runuser -u rftest -- mkdir -p "$other/run"
+    runuser -u rftest -- sh -c 'cat > "$1/run/$2.json"' sh "$other" "$id" <"$reg/$id.json"
+    as_other() { runuser -u rftest -- env RINGFENCE_HOME="$other" "$RINGFENCE" "$@"; }
+    OUT=$(cd /tmp && as_other ps --json 2>&1)
+    lacks "another user: root's sandbox, copied into their registry, is not listed" "$OUT" "$id"
+    rc=0; ERR=$(cd /tmp && as_other stop --grace 0 "$id" 2>&1) || rc=$?
+    check "...and stop of it is refused" test "$rc" = 125
+    check "...and it still runs" test -f "$reg/$id.json" -a -d "/proc/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$reg/$id.json")"
+else
+    skip "another user cannot stop this user's sandbox" "needs root and the user rftest (tests/run makes it)"
+fi
+
+# stop: the whole tree ends, the grandchild that left its session too.
+check "control: the grandchild and the command run (two sleeps)" test "$(pgrep -fc "^sleep $dur")" = 2
+expect_exit 0 "stop ID" rf stop --grace 5 "$id"
+wait "$long"; rc=$?
+check "...the run ended by SIGTERM (143)" test "$rc" = 143
+none_left() { ! pgrep -f "^sleep $dur" >/dev/null; }
+check "...no process of its tree is left (the setsid'd grandchild too)" none_left
+expect_exit 0 "ps no longer lists it" rf ps --json
+lacks "...its id is gone" "$OUT" "$id"
+check "...nor its entry" test ! -e "$reg/$id.json"
+expect_exit 0 "the trail has its end" rf audit show --json --sandbox "$id" --event run.end
+contains "...with the signal" "$OUT" '"signal":15'
