@@ -27,6 +27,7 @@ int rf_cli_audit(int argc, char **argv);
 int rf_cli_ps(int argc, char **argv);
 int rf_cli_top(int argc, char **argv);
 int rf_cli_stop(int argc, char **argv);
+int rf_cli_policy_check(int argc, char **argv);
 /* sandboxes.c: the running sandboxes ps, top and stop see (this user's;
  * root: everyone's) as a JSON array, or NULL with *code set (printed);
  * printed as a table sorted by a column (cpu, mem, age, procs, id). */

@@ -28,6 +28,7 @@ static const struct subcommand {
     { "ps", rf_cli_ps, "the sandboxes running now (root: everyone's), --json" },
     { "top", rf_cli_top, "the running sandboxes, refreshed live, sorted by a column" },
     { "stop", rf_cli_stop, "end a running sandbox's whole tree: stop ID" },
+    { "policy", rf_cli_policy_check, "policy check FILE --within BOUNDARY: does a policy stay within a boundary?" },
     { "audit", rf_cli_audit, "the audit trail of every sandbox: path, show, verify, export --format ocsf" },
 };
 
