@@ -116,6 +116,24 @@ expect_exit 0 "a run with audit: false" env RINGFENCE_AUDIT=false "$RINGFENCE" r
 check "...adds no record" test "$(wc -l <"$(log)")" = "$lines"
 check "...and its status record has no head" test -z "$(status_field "$SCRATCH/off.json" audit_head)"
 
+# A warm pool's sandbox: its command is recorded when the pool hands it over.
+sock="$SCRATCH/pool.sock"
+"$RINGFENCE" serve --socket "$sock" --pool-size 1 >/dev/null 2>"$SCRATCH/serve.err" &
+serve_pid=$!
+at_exit "kill $serve_pid 2>/dev/null"
+wait_until 30 test -S "$sock" && pass "a pool serves" || fail "a pool serves"
+expect_exit 0 "run --via the pool" rf run --via "$sock" -- echo "pool-$TOKEN"
+expect_exit 0 "audit show --event run.command" rf audit show --json --event run.command
+contains "...names the command the pool ran" "$OUT" "pool-$TOKEN"
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+expect_exit 0 "the trail verifies after the pool stopped" rf audit verify
+check "...and each run.start has its run.end (the idle sandbox's: waited false)" python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+starts = {r["sandbox"] for r in recs if r["event"] == "run.start"}
+ends = {r["sandbox"] for r in recs if r["event"] == "run.end"}
+assert starts <= ends, starts - ends' "$(log)"
+
 # ── The running sandboxes: ps, stop ─────────────────────────────────────
 reg="$RINGFENCE_HOME/run"
 ready="$WS/ready-$TOKEN"

@@ -63,6 +63,11 @@ static int append(rf_audit_run *r, const char *event, json_t *f, rf_error **err)
     return rc;
 }
 
+int rf_audit_run_command(rf_audit_run *r, char *const *argv, const char *cwd, rf_error **err)
+{
+    return append(r, "run.command", json_pack("{s:o, s:s*}", "command", strv_json(argv), "cwd", cwd), err);
+}
+
 /* One record per destination (allowed, refused) and per question, as the
  * proxy counted them over the run; per route its counts, never a header. */
 static int network_events(rf_audit_run *r, const char *network_json, rf_error **err)
@@ -116,6 +121,12 @@ int rf_audit_run_end(rf_audit_run *r, const rf_status *st, rf_error **err)
                                      err) < 0)
         return -1;
     return append(r, "run.end", end_fields(st), err);
+}
+
+void rf_audit_run_discard(rf_audit_run *r)
+{
+    if (r)
+        (void)append(r, "run.end", json_pack("{s:b}", "waited", false), NULL);
 }
 
 void rf_audit_run_free(rf_audit_run *r)

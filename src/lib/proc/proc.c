@@ -366,7 +366,8 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
     if (p->session_lock >= 0)
         close(p->session_lock); /* the sandbox is gone: the session may be applied */
     free(p->session);
-    rf_audit_run_free(p->audit); /* never waited for: no run.end */
+    rf_audit_run_discard(p->audit); /* never waited for: killed above */
+    rf_audit_run_free(p->audit);
     rf_registry_remove(p->registry_dir, p->id); /* after the kill above: it no longer runs */
     free(p->registry_dir);
     rf_cgroup_destroy(p->cgroup);
