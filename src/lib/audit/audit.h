@@ -6,7 +6,7 @@
  * record's text without it); the last record's seq and hash are also kept
  * in audit/head, so an edited, removed, reordered or cut-off record is
  * found by rf_audit_verify. Appends from concurrent runs are serialised by
- * an flock on audit/lock. */
+ * an flock on audit/head. */
 #pragma once
 #include "ringfence.h"
 

@@ -142,7 +142,7 @@ static int read_head_text(const char *dir, uint64_t *seq, char *hash)
         return -1;
     _cleanup_fclose_ FILE *f = fopen(path, "re");
     unsigned long long s;
-    if (!f || fscanf(f, "%llu %64s", &s, hash) != 2)
+    if (!f || fscanf(f, "%llu %64s", &s, hash) != 2) /* empty: the chain never started */
         return -1;
     *seq = s;
     return 0;

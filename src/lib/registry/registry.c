@@ -72,16 +72,20 @@ static json_t *strv_json(char *const *v)
     return a;
 }
 
+/* Straight to its name: the id is new (a rename per start cost an inode
+ * on ext4); a reader that catches it half-written cannot parse it and
+ * skips it. pool.c rewrites an entry (its command): truncated, rewritten. */
 static int write_entry(const char *dir, const char *id, const char *text, rf_error **err)
 {
-    _cleanup_free_ char *tmp = NULL, *path = NULL;
-    if (asprintf(&tmp, "%s/.%s.new", dir, id) < 0 || asprintf(&path, "%s/%s.json", dir, id) < 0)
+    _cleanup_free_ char *path = NULL;
+    if (asprintf(&path, "%s/%s.json", dir, id) < 0)
         return rf_error_set(err, ENOMEM, "registry");
-    _cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     size_t len = strlen(text);
-    if (fd < 0 || write(fd, text, len) != (ssize_t)len || rename(tmp, path) < 0) {
+    if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
         int e = errno;
-        unlink(tmp);
+        if (fd >= 0)
+            unlink(path);
         return rf_error_set(err, e, "registry: write %s", path);
     }
     return 0;
