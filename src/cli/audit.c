@@ -162,7 +162,9 @@ static bool wanted(const audit_opts *ao, const json_t *rec)
         if (n && ao->event[n - 1] == '.' ? strncmp(event, ao->event, n) != 0 : strcmp(event, ao->event) != 0)
             return false;
     }
-    if ((ao->sandbox && !str_is(rec, "sandbox", ao->sandbox)) || (ao->instance && !str_is(rec, "instance", ao->instance)))
+    if (ao->sandbox && !str_is(rec, "sandbox", ao->sandbox))
+        return false;
+    if (ao->instance && !str_is(rec, "instance", ao->instance))
         return false;
     long long t = rf_audit_time_ms(json_string_value(json_object_get(rec, "time")));
     return !(ao->since_ms && t < ao->since_ms) && !(ao->until_ms && t >= ao->until_ms);

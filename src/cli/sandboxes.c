@@ -128,7 +128,8 @@ void rf_cli_print_sandboxes(FILE *out, json_t *rows, const char *sort)
         _cleanup_free_ char *inst = safe_text(json_object_get(o, "instance"));
         _cleanup_free_ char *ws = safe_text(json_object_get(o, "workspace"));
         _cleanup_free_ char *cmd = safe_text(json_object_get(o, "command"));
-        fprintf(out, "%-12s %-8s %-8s %7lld %5s %6.2f %7s %5lld %-8s %-20s %.60s", json_string_value(json_object_get(o, "id")),
+        fprintf(out, "%-12s %-8s %-8s %7lld %5s %6.2f %7s %5lld %-8s %-20s %.60s",
+                json_string_value(json_object_get(o, "id")),
                 u ? u : "?", inst && *inst ? inst : "-", (long long)json_integer_value(json_object_get(o, "pid")), age,
                 json_number_value(json_object_get(o, "cpu_seconds")), mem,
                 (long long)json_integer_value(json_object_get(o, "processes")),

@@ -141,7 +141,8 @@ static int routes_rule(checker *c)
         if (!b)
             return beyond(c, "network.routes", "route %s (the boundary has no such route%s)", name ? name : "?", "");
         if (burl && (!url || strcmp(burl, url)))
-            return beyond(c, "network.routes", "route upstream %s (the boundary allows only %s)", url ? url : "?", burl);
+            return beyond(c, "network.routes", "route upstream %s (the boundary allows only %s)", url ? url : "?",
+                          burl);
     }
     return 0;
 }
@@ -216,7 +217,8 @@ void rf_managed_limits_of(const json_t *boundary, rf_managed_limits *out)
     const json_t *l = json_object_get(boundary, "limits");
     memset(out, 0, sizeof *out);
     (void)rf_parse_size(json_object_get(l, "memory"), &out->memory_bytes);
-    out->pids = (uint64_t)(json_integer_value(json_object_get(l, "pids")) > 0 ? json_integer_value(json_object_get(l, "pids")) : 0);
+    json_int_t pids = json_integer_value(json_object_get(l, "pids"));
+    out->pids = pids > 0 ? (uint64_t)pids : 0;
     out->cpu = json_number_value(json_object_get(l, "cpu"));
     out->timeout_s = json_number_value(json_object_get(l, "timeout"));
 }

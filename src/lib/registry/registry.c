@@ -177,8 +177,8 @@ int rf_registry_list(const char *dir, json_t *out, rf_error **err)
         }
         struct passwd *pw = getpwuid(file_uid);
         json_object_set_new(o, "user", pw ? json_string(pw->pw_name) : json_integer((json_int_t)file_uid));
-        json_object_set_new(o, "age_seconds",
-                            json_integer((json_int_t)(time(NULL) - json_integer_value(json_object_get(o, "started_epoch")))));
+        json_int_t started = json_integer_value(json_object_get(o, "started_epoch"));
+        json_object_set_new(o, "age_seconds", json_integer((json_int_t)time(NULL) - started));
         rf_registry_tree((pid_t)json_integer_value(json_object_get(o, "pid")), o);
         json_array_append_new(out, o);
     }

@@ -82,7 +82,11 @@ static void proc_figures(pid_t pid, bool with_children, double *cpu, unsigned lo
     const char *p = strrchr(buf, ')');
     unsigned long long ut, st, rss;
     long long cut, cst;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld %*d %*d %*d %*d %*u %*u %llu",
+    /* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+     * utime stime cutime cstime priority nice threads itrealvalue
+     * starttime vsize rss */
+    if (!p || sscanf(p + 2,
+                     "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld %*d %*d %*d %*d %*u %*u %llu",
                      &ut, &st, &cut, &cst, &rss) != 5)
         return;
     double hz = (double)sysconf(_SC_CLK_TCK);
@@ -100,7 +104,8 @@ void rf_registry_tree(pid_t init, json_t *o)
         proc_figures(tree[i], i == 0, &cpu, &pages);
     json_object_set_new(o, "processes", json_integer((json_int_t)n));
     json_object_set_new(o, "cpu_seconds", json_real((double)(long long)(cpu * 100) / 100));
-    json_object_set_new(o, "memory_bytes", json_integer((json_int_t)(pages * (unsigned long long)sysconf(_SC_PAGESIZE))));
+    unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE);
+    json_object_set_new(o, "memory_bytes", json_integer((json_int_t)(pages * page)));
 }
 
 static int pidfd_of(pid_t pid)
