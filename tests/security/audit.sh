@@ -134,6 +134,37 @@ starts = {r["sandbox"] for r in recs if r["event"] == "run.start"}
 ends = {r["sandbox"] for r in recs if r["event"] == "run.end"}
 assert starts <= ends, starts - ends' "$(log)"
 
+# Each record also goes to the journal where there is one; a test-hook
+# build sends it to RINGFENCE_TEST_JOURNAL_SOCKET instead (a fake journal).
+if ! rf config >/dev/null 2>&1 || RINGFENCE_TEST_MANAGED="$SCRATCH/none" "$RINGFENCE" config >/dev/null 2>&1; then
+    skip "records reach the journal" "not a test-hook build (RINGFENCE_TEST_JOURNAL_SOCKET is ignored)"
+else
+    jsock="$SCRATCH/journal.sock"
+    python3 - "$jsock" "$SCRATCH/journal.ready" "$SCRATCH/journal.got" <<'PYEOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+open(sys.argv[2], "w").write("ready\n")
+s.settimeout(60)
+got = []
+try:
+    while len(got) < 2:
+        got.append(s.recv(1 << 16).decode())
+except socket.timeout:
+    pass
+open(sys.argv[3], "w").write("\n--\n".join(got))
+PYEOF
+    jpid=$!
+    wait_until 30 test -s "$SCRATCH/journal.ready" || fail "the fake journal listens"
+    expect_exit 0 "a run with a journal" env RINGFENCE_TEST_JOURNAL_SOCKET="$jsock" "$RINGFENCE" run -- true
+    wait "$jpid"
+    got=$(cat "$SCRATCH/journal.got" 2>/dev/null)
+    contains "...sends its records to it, as ringfence's" "$got" "SYSLOG_IDENTIFIER=ringfence"
+    contains "...run.start first" "$got" "RINGFENCE_EVENT=run.start"
+    contains "...each with the record itself" "$got" 'MESSAGE={"seq":'
+    contains "...and its hash" "$got" "RINGFENCE_AUDIT_HASH="
+fi
+
 # ── The running sandboxes: ps, stop ─────────────────────────────────────
 reg="$RINGFENCE_HOME/run"
 ready="$WS/ready-$TOKEN"

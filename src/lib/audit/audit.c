@@ -212,6 +212,7 @@ static int append_locked(int dirfd, int head, const char *event, const json_t *f
         return rf_error_set(err, errno ? errno : ENOSPC, "audit: append to " RF_AUDIT_LOG);
     if (write_head(head, seq + 1, hash, err) < 0)
         return -1;
+    rf_audit_journal(event, json_string_value(json_object_get(fields, "sandbox")), line, (size_t)n - 1, hash);
     if (ret_head)
         memcpy(ret_head, hash, sizeof hash);
     return 0;

@@ -53,6 +53,10 @@ int rf_audit_verify(const char *dir, rf_audit_check *out, rf_error **err);
  * Pure; exported for the unit test and the fuzz target. */
 bool rf_audit_line_ok(const char *line, size_t len);
 
+/* journal.c: the record (line, len bytes, no newline) to the systemd
+ * journal if there is one; never fails, never waits. */
+void rf_audit_journal(const char *event, const char *sandbox, const char *line, size_t len, const char *hash);
+
 /* A new sandbox id: 12 lower-case hex digits from getrandom. */
 void rf_audit_new_id(char out[13]);
 /* The current time as 2026-01-02T03:04:05.678Z. */
