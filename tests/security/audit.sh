@@ -134,6 +134,12 @@ starts = {r["sandbox"] for r in recs if r["event"] == "run.start"}
 ends = {r["sandbox"] for r in recs if r["event"] == "run.end"}
 assert starts <= ends, starts - ends' "$(log)"
 
+# A command the exec guard blocks ran nowhere: the trail has it anyway.
+expect_exit 126 "exec of a command the guard blocks" rf exec -- "rm -rf / # $TOKEN$esc"
+expect_exit 0 "audit show --event guard.refused" rf audit show --event guard.refused
+contains "...names the command" "$OUT" "rm -rf / # $TOKEN"
+lacks "...with no escape byte from it" "$OUT" $'\e'
+
 # Each record also goes to the journal where there is one; a test-hook
 # build sends it to RINGFENCE_TEST_JOURNAL_SOCKET instead (a fake journal).
 if ! rf config >/dev/null 2>&1 || RINGFENCE_TEST_MANAGED="$SCRATCH/none" "$RINGFENCE" config >/dev/null 2>&1; then

@@ -30,3 +30,8 @@ int rf_audit_run_end(rf_audit_run *r, const rf_status *st, rf_error **err);
  * every run.start has its end. Errors are dropped: nothing is left to refuse. */
 void rf_audit_run_discard(rf_audit_run *r);
 void rf_audit_run_free(rf_audit_run *r);
+
+/* refusal.c: guard.refused for a command the exec guard blocked (it ran
+ * nowhere, so no sandbox records it). Errors are dropped: the command is
+ * refused either way. */
+void rf_audit_guard_refused(const rf_policy *policy, const char *command, const rf_guard_verdict *v);
