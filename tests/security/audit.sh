@@ -134,6 +134,14 @@ starts = {r["sandbox"] for r in recs if r["event"] == "run.start"}
 ends = {r["sandbox"] for r in recs if r["event"] == "run.end"}
 assert starts <= ends, starts - ends' "$(log)"
 
+# Runs at once append one at a time (the head's flock): the chain stays whole.
+lines=$(wc -l <"$(log)")
+pids=()
+for i in $(seq 12); do rf run -- true & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p"; done
+check "twelve runs at once added 24 records" test "$(wc -l <"$(log)")" = $((lines + 24))
+expect_exit 0 "...and the chain verifies" rf audit verify
+
 # A command the exec guard blocks ran nowhere: the trail has it anyway.
 expect_exit 126 "exec of a command the guard blocks" rf exec -- "rm -rf / # $TOKEN$esc"
 expect_exit 0 "audit show --event guard.refused" rf audit show --event guard.refused
