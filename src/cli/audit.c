@@ -139,6 +139,7 @@ static char *audit_dir(int *code)
         return NULL;
     }
     json_object_set_new(o.flags, "allow_sensitive_workspace", json_true());
+    o.no_workspace_config = true; /* a file a command may have left must not stop or steer the reader */
     rf_policy *policy = rf_cli_policy(&o, code);
     char *dir = policy ? rf_audit_dir(rf_policy_instance_root(policy)) : NULL;
     rf_policy_free(policy);

@@ -20,6 +20,7 @@ json_t *rf_cli_sandboxes(int *code)
         return NULL;
     }
     json_object_set_new(o.flags, "allow_sensitive_workspace", json_true());
+    o.no_workspace_config = true; /* a file a command may have left must not stop or steer ps or stop */
     rf_policy *policy = rf_cli_policy(&o, code);
     _cleanup_free_ char *dir = policy ? rf_registry_dir(rf_policy_instance_root(policy)) : NULL;
     rf_policy_free(policy);

@@ -134,6 +134,16 @@ starts = {r["sandbox"] for r in recs if r["event"] == "run.start"}
 ends = {r["sandbox"] for r in recs if r["event"] == "run.end"}
 assert starts <= ends, starts - ends' "$(log)"
 
+# A command cannot switch the trail off for the next run: a workspace file
+# it leaves may only tighten.
+expect_exit 0 "a command leaves a workspace file that turns auditing off" \
+    rf run -- sh -c 'printf "{\"audit\": false}\n" > .ringfence.json'
+lines=$(wc -l <"$(log)")
+expect_exit 125 "...the next run is refused" rf run -- true
+contains "...naming the setting" "$ERR" "audit: a workspace configuration may only tighten"
+check "...and nothing ran unrecorded" test "$(wc -l <"$(log)")" = "$lines"
+rm -f "$WS/.ringfence.json"
+
 # Runs at once append one at a time (the head's flock): the chain stays whole.
 lines=$(wc -l <"$(log)")
 pids=()
