@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$rf" --help | awk -v s="$sub" '$1 == s { $1 = ""; sub(/^ +/, ""); print; exit }' > "$tmp/summary"
 "$rf" "$sub" --help > "$tmp/help"
 case $sub in
-    doctor|fs|profile|changes) table=0 ;;
+    doctor|fs|profile|changes|audit|ps|top|stop|policy) table=0 ;;
     *) table=1; "$rf" --help-options-scdoc "$sub" > "$tmp/options" ;;
 esac
 {

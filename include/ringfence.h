@@ -186,6 +186,9 @@ typedef struct rf_status {
      * bytes_sent, bytes_received}]), or NULL. */
     char *network_json;
     char *session;      /* changes: overlay: the session's id, else NULL */
+    char *sandbox;      /* the sandbox's id (the audit trail's, `ringfence ps`'s) */
+    char *audit_head;   /* the audit trail's last hash after run.end, or NULL
+                           (auditing off); `ringfence audit verify` */
     const char *backend; /* the backend that ran it ("native", "landlock", ...) */
     /* What this sandbox did not enforce that the usual one does, accepted
      * by name or harmless here (the plan's `cannot` and `weakenings`):

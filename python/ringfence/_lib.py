@@ -43,6 +43,10 @@ class RfStatus(ctypes.Structure):
         ("cpu_how", ctypes.c_int),
         ("network_json", ctypes.c_void_p),
         ("session", ctypes.c_void_p),
+        ("sandbox", ctypes.c_void_p),     # the audit trail's and `ringfence ps`'s id
+        ("audit_head", ctypes.c_void_p),  # the trail's hash after run.end, or NULL
+        ("backend", ctypes.c_void_p),     # a static name: never freed
+        ("weakenings", ctypes.c_void_p),  # char **, freed by rf_status_clear
     ]
 
 

@@ -23,9 +23,25 @@ int rf_cli_serve(int argc, char **argv);
 int rf_cli_profile(int argc, char **argv);
 int rf_cli_learn(int argc, char **argv);
 int rf_cli_changes(int argc, char **argv);
+int rf_cli_audit(int argc, char **argv);
+int rf_cli_ps(int argc, char **argv);
+int rf_cli_top(int argc, char **argv);
+int rf_cli_stop(int argc, char **argv);
+int rf_cli_policy_check(int argc, char **argv);
+/* sandboxes.c: the running sandboxes ps, top and stop see (this user's;
+ * root: everyone's) as a JSON array, or NULL with *code set (printed);
+ * printed as a table sorted by a column (cpu, mem, age, procs, id). */
+#include <jansson.h>
+json_t *rf_cli_sandboxes(int *code);
+bool rf_cli_sort_known(const char *key);
+void rf_cli_print_sandboxes(FILE *out, json_t *rows, const char *sort);
 /* completion.c: print the completion script for shell (bash, zsh, fish). */
 int rf_cli_completion(const char *shell, const char *const *subs, const char *const *summaries, size_t n);
 
+/* safe.c: s with every byte outside printable ASCII (and the backslash)
+ * as \xNN: what a sandboxed command chose, on a terminal. */
+#include <stdio.h>
+void rf_cli_put_safe(FILE *out, const char *s);
 /* Print err as "ringfence: msg" + "hint: ..." and return its exit code. */
 int rf_cli_report(const rf_error *err);
 /* Print a usage error for a subcommand and return 125. */

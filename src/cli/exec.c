@@ -5,6 +5,7 @@
  * unless --timeout or the config says otherwise). The guard is a seatbelt;
  * the sandbox is the wall. */
 #include "cli.h"
+#include "audit/run.h"
 #include "guard/guard.h"
 #include "plan/plan.h"
 #include "options.h"
@@ -85,8 +86,10 @@ static int guard(const rf_policy *policy, const char *command, bool check_only)
         rc = rf_cli_report(err);
     else if (check_only)
         print_verdict(stdout, "", &v);
-    else if (v.result != RF_GUARD_ALLOWED)
+    else if (v.result != RF_GUARD_ALLOWED) {
         print_verdict(stderr, "ringfence: ", &v);
+        rf_audit_guard_refused(policy, command, &v);
+    }
     if (rc == 0 && v.result != RF_GUARD_ALLOWED)
         rc = RF_EXIT_CANNOT_EXEC;
     rf_guard_verdict_clear(&v);

@@ -27,6 +27,11 @@ static const struct subcommand {
     { "profile", rf_cli_profile, "the named policy layers for --profile: list, show NAME" },
     { "changes", rf_cli_changes, "review an overlay session's changes: list, show, diff, apply, discard" },
     { "serve", rf_cli_serve, "keep sandboxes ready on a unix socket for run --via (a warm pool)" },
+    { "ps", rf_cli_ps, "the sandboxes running now (root: everyone's), --json" },
+    { "top", rf_cli_top, "the running sandboxes, refreshed live, sorted by a column" },
+    { "stop", rf_cli_stop, "end a running sandbox's whole tree: stop ID" },
+    { "policy", rf_cli_policy_check, "policy check FILE --within BOUNDARY: does a policy stay within a boundary?" },
+    { "audit", rf_cli_audit, "the audit trail of every sandbox: path, show, verify, export --format ocsf" },
 };
 
 static void print_help(FILE *out)

@@ -16,6 +16,7 @@ typedef struct rf_cli_opts {
     const char *runner;
     bool trust_workspace_config;
     bool no_config;        /* --no-config: built-in defaults and flags only */
+    bool no_workspace_config; /* audit, ps, stop: the instance root only, never from a workspace file */
     const char *log_level; /* --log-level; also RINGFENCE_LOG_LEVEL */
     const char *status_json_file;
     int status_fd;

@@ -36,7 +36,7 @@ rf_config *rf_cli_load_config(const rf_cli_opts *o, int *exit_code)
         .trust_workspace_config = o->trust_workspace_config,
         .no_system_file = o->no_config,
         .no_user_file = o->no_config,
-        .no_workspace_file = o->no_config,
+        .no_workspace_file = o->no_config || o->no_workspace_config,
         .profiles = (const char *const *)o->profiles,
     };
     if (o->config_format) {

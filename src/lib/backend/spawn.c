@@ -6,6 +6,9 @@
 #include "backend/native/sandbox.h"
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
+#include "audit/run.h"
+#include "registry/registry.h"
+#include "util/strv.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
 #include "util/error.h"
@@ -69,6 +72,24 @@ static int add_weakenings(rf_proc *proc, const rf_plan *plan)
     return 0;
 }
 
+/* `ringfence ps` lists it from now until rf_proc_free. Not fatal: the
+ * sandbox is as confined without it; the caller is told. */
+static void register_proc(rf_proc *proc, const rf_plan *plan)
+{
+    rf_error *err = NULL;
+    rf_registry_entry e = { .id = proc->id, .pid = proc->pid, .argv = plan->argv, .workspace = plan->workspace,
+                            .backend = rf_backend_name(plan->backend), .instance = plan->instance,
+                            .tree_via_init = proc->tree_via_init };
+    proc->registry_dir = rf_registry_dir(plan->instance_root);
+    if (!proc->registry_dir || rf_registry_add(proc->registry_dir, &e, &err) < 0) {
+        (void)rf_strv_pushf(&proc->warnings, "sandbox %s is not listed by 'ringfence ps': %s", proc->id,
+                            err ? rf_error_message(err) : "out of memory");
+        free(proc->registry_dir);
+        proc->registry_dir = NULL;
+    }
+    rf_error_free(err);
+}
+
 rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_sink *sink, rf_error **err)
 {
     if (check_backend(plan, stdio, err) < 0)
@@ -76,6 +97,7 @@ rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf
     rf_proc *proc = spawn(plan, stdio, sink, err);
     if (!proc)
         return NULL;
+    rf_audit_new_id(proc->id);
     /* The status record names the backend, what it did not enforce, and
      * (changes: overlay) the session. */
     proc->backend = rf_backend_name(plan->backend);
@@ -84,6 +106,12 @@ rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf
         rf_error_set(err, ENOMEM, "spawn");
         return NULL;
     }
+    /* An unrecorded run is what the trail exists to prevent: refused. */
+    if (plan->audit && !(proc->audit = rf_audit_run_start(plan, proc->id, proc->pid, err))) {
+        rf_proc_free(proc);
+        return NULL;
+    }
+    register_proc(proc, plan);
     return proc;
 }
 

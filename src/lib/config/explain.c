@@ -6,6 +6,7 @@
 #include "config/config.h"
 #include "policy/resolve.h"
 #include "util/cleanup.h"
+#include "managed/managed.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -81,6 +82,15 @@ static void walk(explainer *ex, const json_t *v, const char *path)
     json_object_set_new(ex->sources, path, json_string(o ? o : context_origin(path)));
 }
 
+/* The managed boundary the policy was checked against (it passed, or
+ * resolving would have failed), or null: where it is and what it says. */
+static json_t *managed_part(void)
+{
+    _cleanup_free_ char *path = NULL;
+    json_t *b = rf_managed_load(NULL, &path, NULL);
+    return b ? json_pack("{s:s, s:o}", "path", path, "boundary", b) : json_null();
+}
+
 RF_EXPORT char *rf_config_explain(const rf_config *cfg, const rf_context *ctx, rf_error **err)
 {
     rf_merged m;
@@ -91,7 +101,7 @@ RF_EXPORT char *rf_config_explain(const rf_config *cfg, const rf_context *ctx, r
     json_t *pj = rf_policy_to_json_value(p);
     explainer ex = { .m = &m, .expose_index = idx, .sources = json_object() };
     walk(&ex, pj, "");
-    json_t *out = json_pack("{s:o, s:o}", "policy", pj, "sources", ex.sources);
+    json_t *out = json_pack("{s:o, s:o, s:o}", "policy", pj, "sources", ex.sources, "managed", managed_part());
     char *s = out ? json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(out);
     rf_policy_free(p);

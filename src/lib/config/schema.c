@@ -147,7 +147,8 @@ static const rf_key k_tools[] = {
         { "deny_paths", K_STRV, NULL, NULL }, { "tools", K_OBJ, k_tools, NULL },         \
         { "instance_root", K_STR, NULL, NULL }, { "container", K_OBJ, k_container, NULL }, \
         { "instance", K_STR, NULL, NULL }, { "delete_on_exit", K_BOOL, NULL, NULL },      \
-        { "merge_strategy", K_ENUM, NULL, v_merge }, { "files", K_OBJ, k_files, NULL }
+        { "merge_strategy", K_ENUM, NULL, v_merge }, { "files", K_OBJ, k_files, NULL }, \
+        { "audit", K_BOOL, NULL, NULL }
 
 static const rf_key k_agent_section[] = { POLICY_KEYS, { NULL, 0, NULL, NULL } };
 static const rf_key k_agent_item[] = { { "id", K_STR, NULL, NULL }, POLICY_KEYS,

@@ -8,6 +8,7 @@
  * (progress.c). */
 #include "backend/backend.h"
 #include "mcp/mcp.h"
+#include "audit/run.h"
 #include "plan/plan.h"
 #include "pool/pool.h"
 #include "proc/proc.h"
@@ -139,6 +140,7 @@ static json_t *guard_command(rf_mcp_server *s, const char *command)
     } else if (v.result != RF_GUARD_ALLOWED) {
         rf_mcp_log(s, RF_MCP_LOG_INFO, "exec blocked: %s%s%s", v.message, v.detail ? ": " : "",
                    v.detail ? v.detail : "");
+        rf_audit_guard_refused(s->policy, command, &v);
         /* The seed 001 message first (agents match on it), then what tripped it. */
         res = v.detail ? rf_mcp_tool_textf(true, "%s\n%s: %s", v.message,
                                            v.result == RF_GUARD_BLOCKED_PATH ? "path" : "matched", v.detail)

@@ -9,6 +9,7 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"
+#include "util/sha256.h"
 #include "util/strv.h"
 
 #include <errno.h>
@@ -123,6 +124,24 @@ static bool keys_reachable(const rf_plan *plan)
                                .allow = plan->seccomp_allow };
     return !rf_seccomp_denies(&req, "keyctl") || !rf_seccomp_denies(&req, "add_key") ||
            !rf_seccomp_denies(&req, "request_key");
+}
+
+/* What run.start and the `ringfence ps` entry record: the workspace, the
+ * instance, and (auditing) the resolved policy's digest: the same policy,
+ * the same digest. */
+static int set_audit(rf_plan *plan, const rf_policy *policy)
+{
+    plan->audit = policy->audit;
+    if (!(plan->workspace = strdup(policy->workspace)) ||
+        (policy->instance && !(plan->instance = strdup(policy->instance))))
+        return -1;
+    if (!plan->audit)
+        return 0;
+    _cleanup_free_ char *json = rf_policy_to_json(policy);
+    if (!json)
+        return -1;
+    rf_sha256_hex(json, strlen(json), plan->policy_digest);
+    return 0;
 }
 
 /* The user's binds (workspace, instance, exposes), parents before children
@@ -341,6 +360,10 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
     plan->seccomp = policy->seccomp;
     plan->argv = rf_strv_copy(argv);
     plan->instance_root = strdup(policy->instance_root);
+    if (set_audit(plan, policy) < 0) {
+        rf_error_set(err, ENOMEM, "plan");
+        goto fail;
+    }
     plan->seccomp_deny = rf_strv_copy(policy->seccomp_deny);
     plan->seccomp_allow = rf_strv_copy(policy->seccomp_allow);
     if (policy->container_image && !(plan->container_image = strdup(policy->container_image))) {
@@ -461,6 +484,8 @@ RF_EXPORT void rf_plan_free(rf_plan *plan)
     free(plan->exec_path);
     free(plan->cwd);
     free(plan->instance_root);
+    free(plan->workspace);
+    free(plan->instance);
     free(plan->session);
     free(plan->session_dir);
     free(plan->session_workspace);

@@ -105,6 +105,12 @@ struct rf_plan {
     char **env;       /* the complete environment of the command */
     char *cwd;        /* working directory inside */
     char *instance_root;
+    /* The audit trail (audit/): on unless the policy's audit is false;
+     * what run.start records besides the plan's own fields. */
+    bool audit;
+    char *workspace;
+    char *instance;      /* the policy's instance, or NULL */
+    char policy_digest[65]; /* SHA-256 of the resolved policy's JSON */
     char **instance_dirs; /* created (0700) before start */
     char *session;     /* changes: overlay: the session's id, else NULL */
     char *session_dir; /* ...and its directory, created (or checked) at start */

@@ -11,6 +11,7 @@
 void rf_policy_init_defaults(rf_policy *p)
 {
     memset(p, 0, sizeof(*p));
+    p->audit = true; /* the trail (audit/) unless a layer says audit: false */
     p->restrict_to_workspace = true;
     p->allow_read_outside_workspace = false;
     p->network = RF_NET_NONE;
@@ -251,6 +252,8 @@ static json_t *policy_json(const rf_policy *p)
 json_t *rf_policy_to_json_value(const rf_policy *p)
 {
     json_t *o = policy_json(p);
+    if (o && !p->audit) /* only when off: the default keeps the record (and its digest) as it was */
+        json_object_set_new(o, "audit", json_false());
     /* Only when set: the direct default keeps the record as it was. */
     if (o && p->changes == RF_CHANGES_OVERLAY) {
         json_object_set_new(o, "changes", json_string("overlay"));

@@ -116,6 +116,7 @@ struct rf_policy {
     bool map_root_to_set;   /* map_root_to given by the user (landlock: else the workspace owner) */
     bool share_tmp;         /* landlock backend: grant the host's /tmp (a weakening) */
     bool files_ask;         /* files.on_hidden: ask (observe/offer.c) */
+    bool audit;             /* default true: the audit trail (audit/) */
     rf_landlock_mode landlock;
     rf_seccomp_profile seccomp;
     rf_strv seccomp_deny;   /* extra syscall names to deny */

@@ -205,8 +205,8 @@ static int check_workspace_layer(const rf_config *cfg, const rf_merged *m, const
     return r;
 }
 
-rf_policy *rf_policy_resolve_explained(const rf_config *cfg, const rf_context *ctx, rf_merged *m,
-                                       size_t **expose_index, rf_error **err)
+static rf_policy *resolve_explained(const rf_config *cfg, const rf_context *ctx, rf_merged *m,
+                                    size_t **expose_index, bool bounded, rf_error **err)
 {
     if (!cfg) {
         rf_error_set(err, EINVAL, "rf_policy_resolve: no config");
@@ -225,6 +225,8 @@ rf_policy *rf_policy_resolve_explained(const rf_config *cfg, const rf_context *c
         r = check_workspace_layer(cfg, m, &c, ctx, err);
     if (r == 0)
         r = resolve_one(cfg, m->tree, m, &c, ctx, p, expose_index ? *expose_index : NULL, err);
+    if (r == 0 && bounded && (r = rf_policy_enforce_managed(p, m, err)) < 0)
+        rf_policy_clear(p);
     caller_clear(&c);
     if (r < 0) {
         free(p);
@@ -235,6 +237,21 @@ rf_policy *rf_policy_resolve_explained(const rf_config *cfg, const rf_context *c
         }
         return NULL;
     }
+    return p;
+}
+
+rf_policy *rf_policy_resolve_explained(const rf_config *cfg, const rf_context *ctx, rf_merged *m,
+                                       size_t **expose_index, rf_error **err)
+{
+    return resolve_explained(cfg, ctx, m, expose_index, true, err);
+}
+
+rf_policy *rf_policy_resolve_unbounded(const rf_config *cfg, const rf_context *ctx, rf_error **err)
+{
+    rf_merged m;
+    rf_policy *p = resolve_explained(cfg, ctx, &m, NULL, false, err);
+    if (p)
+        rf_merged_clear(&m);
     return p;
 }
 

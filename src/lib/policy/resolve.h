@@ -41,3 +41,10 @@ int rf_policy_workspace_of(const rf_config *cfg, const rf_context *ctx, char **o
  * its index in the merged list (for --explain). */
 rf_policy *rf_policy_resolve_explained(const rf_config *cfg, const rf_context *ctx, rf_merged *m,
                                        size_t **expose_index, rf_error **err);
+/* managed.c: refuse p when it grants more than the machine's managed
+ * boundary (m names the layer, may be NULL), else give it the boundary's
+ * limits where it sets none. 0 without a boundary. */
+int rf_policy_enforce_managed(rf_policy *p, const rf_merged *m, rf_error **err);
+/* rf_policy_resolve without the managed boundary: `ringfence policy check`
+ * compares a file's policy with a boundary it names itself. */
+rf_policy *rf_policy_resolve_unbounded(const rf_config *cfg, const rf_context *ctx, rf_error **err);

@@ -356,6 +356,7 @@ int rf_resolve_tree(rf_resolver *r, rf_policy *p)
     if (instance && !(p->instance = strdup(instance)))
         return rf_error_set(r->err, ENOMEM, "instance");
     get_bool(r->tree, "delete_on_exit", &p->instance_ephemeral);
+    get_bool(r->tree, "audit", &p->audit);
     /* Continuing a session means its overlay: --session implies --changes overlay. */
     const char *session = json_string_value(rf_json_path_get(r->tree, "session"));
     if (session && !(p->session = strdup(session)))

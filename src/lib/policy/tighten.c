@@ -129,6 +129,10 @@ static int flags_kept(cmp *c, const rf_policy *b, const rf_policy *a)
         return refuse(c, "tools.exec.enable_deny_patterns", "disables the exec guard");
     if (!a->limits.require_cgroup && b->limits.require_cgroup)
         return refuse(c, "limits.require_cgroup", "drops the cgroup requirement");
+    /* A command can leave a .ringfence.json for the next run: it must not
+     * switch off the record of what it does. */
+    if (!a->audit && b->audit)
+        return refuse(c, "audit", "turns the audit trail off");
     return 0;
 }
 

@@ -13,6 +13,8 @@
  * (kill and reap init, remove the cgroup) before building the next
  * sandbox. rf_pool_free frees what is still retired. */
 #include "pool/pool.h"
+#include "audit/run.h"
+#include "registry/registry.h"
 #include "backend/native/sandbox.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
@@ -268,6 +270,19 @@ static int prepare_pty(rf_proc *proc, unsigned streams, const struct winsize *ho
     return 0;
 }
 
+/* The sandbox's command is known only now: the trail and `ringfence ps`
+ * learn it (both named the pool's placeholder at rf_spawn). */
+static int note_command(rf_pool *p, rf_proc *proc, const rf_pool_request *req, rf_error **err)
+{
+    if (proc->registry_dir) {
+        rf_registry_entry e = { .id = proc->id, .pid = proc->pid, .argv = req->argv,
+                                .workspace = p->plan->workspace, .backend = rf_backend_name(p->plan->backend),
+                                .instance = p->plan->instance, .tree_via_init = proc->tree_via_init };
+        (void)rf_registry_add(proc->registry_dir, &e, NULL); /* not fatal, as at rf_spawn */
+    }
+    return proc->audit ? rf_audit_run_command(proc->audit, req->argv, req->cwd, err) : 0;
+}
+
 rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, const struct winsize *hold, rf_error **err)
 {
     if (!req->argv || !req->argv[0]) {
@@ -298,6 +313,10 @@ rf_proc *rf_pool_start(rf_pool *p, const rf_pool_request *req, const struct wins
     if (rc < 0) {
         rf_proc_free(proc);
         rf_error_set(err, errno ? errno : ENOMEM, "pool: hand the command to a sandbox");
+        return NULL;
+    }
+    if (note_command(p, proc, req, err) < 0) {
+        rf_proc_free(proc); /* an unrecorded run is refused, as at rf_spawn */
         return NULL;
     }
     /* The deadlines count from the command's start, not the sandbox's. */

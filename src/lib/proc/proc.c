@@ -11,6 +11,8 @@
 #include "util/error.h"
 #include "util/stack.h"
 #include "util/strv.h"
+#include "audit/run.h"
+#include "registry/registry.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -364,6 +366,10 @@ RF_EXPORT void rf_proc_free(rf_proc *p)
     if (p->session_lock >= 0)
         close(p->session_lock); /* the sandbox is gone: the session may be applied */
     free(p->session);
+    rf_audit_run_discard(p->audit); /* never waited for: killed above */
+    rf_audit_run_free(p->audit);
+    rf_registry_remove(p->registry_dir, p->id); /* after the kill above: it no longer runs */
+    free(p->registry_dir);
     rf_strv_free(p->weakenings);
     rf_cgroup_destroy(p->cgroup);
     rf_strv_free(p->warnings);

@@ -50,6 +50,9 @@ struct rf_proc {
     int session_lock;   /* changes: overlay: the session's flock, held while the
                            sandbox lives (changes.h), or -1 */
     char *session;      /* ...its id, for the status record, or NULL */
+    char id[13];        /* the sandbox's id: the audit trail's, `ringfence ps`'s */
+    struct rf_audit_run *audit; /* plan->audit: its records (audit/run.h), or NULL */
+    char *registry_dir; /* where its `ringfence ps` entry is (registry/), or NULL */
     const char *backend; /* for the status record (a static name) */
     char **weakenings;  /* for the status record: the plan's cannot and weakenings */
     double release_stack_at; /* > 0: seconds after the start (rf_proc_release_stack_when_idle) */

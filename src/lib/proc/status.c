@@ -7,6 +7,7 @@
 #include "limits/cgroup.h"
 #include "net/net.h"
 #include "observe/observe.h"
+#include "audit/run.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -142,6 +143,23 @@ static void fill_status(const rf_proc *p, rf_status *out)
     fill_limits(p, out);
 }
 
+/* run.end and what led to it, once; the head goes into the status record
+ * so the caller can keep it where the log's owner cannot rewrite it. */
+static int audit_end(rf_proc *p, rf_status *out, rf_error **err)
+{
+    if (p->id[0] && !(out->sandbox = strdup(p->id)))
+        return rf_error_set(err, ENOMEM, "status");
+    if (!p->audit)
+        return 0;
+    rf_audit_run *a = p->audit;
+    p->audit = NULL;
+    int rc = rf_audit_run_end(a, out, err);
+    if (rc == 0 && !(out->audit_head = strdup(a->head)))
+        rc = rf_error_set(err, ENOMEM, "status");
+    rf_audit_run_free(a);
+    return rc;
+}
+
 int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_error **err)
 {
     if (rf_proc_wait_raw(p, watch, err) < 0)
@@ -161,6 +179,10 @@ int rf_proc_wait_watching(rf_proc *p, rf_proc_watch *watch, rf_status *out, rf_e
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     out->wall_seconds = (double)(t.tv_sec - p->started.tv_sec) + (double)(t.tv_nsec - p->started.tv_nsec) / 1e9;
+    if (audit_end(p, out, err) < 0) {
+        rf_status_clear(out); /* the caller owns nothing of a failed wait */
+        return -1;
+    }
     return 0;
 }
 
@@ -177,6 +199,8 @@ RF_EXPORT void rf_status_clear(rf_status *s)
     free(s->setup_hint);
     free(s->network_json);
     free(s->session);
+    free(s->sandbox);
+    free(s->audit_head);
     rf_strv_free(s->weakenings);
     memset(s, 0, sizeof *s);
 }
@@ -220,6 +244,10 @@ json_t *rf_status_json(const rf_status *s)
     json_object_set_new(o, "weakenings", weak);
     if (s->session) /* changes: overlay: `ringfence changes diff ID` shows what it did */
         json_object_set_new(o, "session", json_string(s->session));
+    if (s->sandbox)
+        json_object_set_new(o, "sandbox", json_string(s->sandbox));
+    if (s->audit_head) /* `ringfence audit verify` checks the log still ends here */
+        json_object_set_new(o, "audit_head", json_string(s->audit_head));
     if (s->network_json)
         json_object_set_new(o, "network", json_loads(s->network_json, 0, NULL));
     if (s->setup_error)

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* ringfence ps: the sandboxes running now (this user's; root: everyone's). */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *out)
+{
+    fprintf(out, "Usage: ringfence ps [--json] [--sort cpu|mem|age|procs|id]\n"
+                 "\n"
+                 "The sandboxes running now, whoever started them (run, exec, mcp, serve, a\n"
+                 "program using libringfence): this user's, and everyone's for root. Each with\n"
+                 "its id (for 'ringfence stop ID' and 'ringfence audit show --sandbox ID'),\n"
+                 "user, instance, the pid of its init on the host, age, CPU time, memory and\n"
+                 "processes of its whole tree, backend, workspace and command (bytes shown\n"
+                 "as \\xNN where the command chose them). An entry whose processes are not\n"
+                 "what it says (stale, or forged) is not listed.\n"
+                 "\n"
+                 "Options:\n"
+                 "  --json                 a JSON array, one object a sandbox\n"
+                 "  --sort COLUMN          cpu (default), mem, age, procs or id\n"
+                 "  --help                 show this help\n");
+}
+
+int rf_cli_ps(int argc, char **argv)
+{
+    bool json = false;
+    const char *sort = "cpu";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (!strcmp(argv[i], "--sort") && i + 1 < argc && rf_cli_sort_known(argv[i + 1]))
+            sort = argv[++i];
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            help(stdout);
+            return 0;
+        } else
+            return rf_cli_usage_error("ps", "unknown option '%s'%s", argv[i],
+                                      !strcmp(argv[i], "--sort") ? ": --sort takes cpu, mem, age, procs or id" : "");
+    }
+    int code = RF_EXIT_FAILURE;
+    json_t *rows = rf_cli_sandboxes(&code);
+    if (!rows)
+        return code;
+    if (json) {
+        char *text = json_dumps(rows, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (text)
+            puts(text);
+        free(text);
+    } else {
+        rf_cli_print_sandboxes(stdout, rows, sort);
+    }
+    json_decref(rows);
+    return 0;
+}

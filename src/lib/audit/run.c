@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A sandbox's records: run.start, the network's, run.end (run.h). */
+#include "audit/run.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static json_t *strv_json(char *const *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && v && v[i]; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+static json_t *start_fields(const rf_plan *plan, const char *id, pid_t pid)
+{
+    json_t *o = json_pack("{s:s, s:o, s:s*, s:s, s:s, s:o, s:s*, s:s*, s:i, s:i, s:s}", "sandbox", id, "command",
+                          strv_json(plan->argv), "workspace", plan->workspace, "backend",
+                          rf_backend_name(plan->backend), "policy", plan->policy_digest, "weaker",
+                          strv_json(plan->cannot), "instance", plan->instance, "session", plan->session, "pid",
+                          (int)pid, "uid", (int)getuid(), "network", rf_net_mode_name(plan->network));
+    return o;
+}
+
+rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid, rf_error **err)
+{
+    rf_audit_run *r = calloc(1, sizeof *r);
+    json_t *f = r ? start_fields(plan, id, pid) : NULL;
+    if (!f || !(r->dir = rf_audit_dir(plan->instance_root)) ||
+        (plan->instance && !(r->instance = strdup(plan->instance)))) {
+        json_decref(f);
+        rf_audit_run_free(r);
+        rf_error_set(err, ENOMEM, "audit");
+        return NULL;
+    }
+    snprintf(r->id, sizeof r->id, "%s", id);
+    int rc = rf_audit_append(r->dir, "run.start", f, r->head, err);
+    json_decref(f);
+    if (rc < 0) {
+        rf_error_hint_set(err, "the audit trail lives in the instance root's audit/ (RINGFENCE_HOME); free "
+                               "space there or fix its permissions, or turn auditing off with audit: false "
+                               "(RINGFENCE_AUDIT=false) where no boundary requires it");
+        rf_audit_run_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static int append(rf_audit_run *r, const char *event, json_t *f, rf_error **err)
+{
+    if (!f)
+        return rf_error_set(err, ENOMEM, "audit");
+    json_t *o = json_pack("{s:s, s:s*}", "sandbox", r->id, "instance", r->instance);
+    int rc = o && json_object_update(o, f) == 0 ? rf_audit_append(r->dir, event, o, r->head, err)
+                                                : rf_error_set(err, ENOMEM, "audit");
+    json_decref(o);
+    json_decref(f);
+    return rc;
+}
+
+int rf_audit_run_command(rf_audit_run *r, char *const *argv, const char *cwd, rf_error **err)
+{
+    return append(r, "run.command", json_pack("{s:o, s:s*}", "command", strv_json(argv), "cwd", cwd), err);
+}
+
+/* One record per destination (allowed, refused) and per question, as the
+ * proxy counted them over the run; per route its counts, never a header. */
+static int network_events(rf_audit_run *r, const char *network_json, rf_error **err)
+{
+    json_t *net = network_json ? json_loads(network_json, 0, NULL) : NULL;
+    if (!net)
+        return 0;
+    static const struct { const char *key, *event; } lists[] = {
+        { "allowed", "net.allowed" }, { "blocked_destinations", "net.refused" },
+        { "asked", "net.asked" },     { "asked_files", "file.asked" },
+        { "routes", "route.summary" },
+    };
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof lists / sizeof lists[0]; i++) {
+        json_t *a = json_object_get(net, lists[i].key);
+        size_t j;
+        json_t *item;
+        if (json_is_object(a)) /* asked/asked_files: {"answers": [...]} or similar: kept whole */
+            rc = append(r, lists[i].event, json_pack("{s:O}", lists[i].key, a), err);
+        else
+            json_array_foreach(a, j, item)
+                if (rc == 0)
+                    rc = append(r, lists[i].event,
+                                json_is_object(item) ? json_deep_copy(item) : json_pack("{s:O}", "value", item), err);
+    }
+    json_decref(net);
+    return rc;
+}
+
+static json_t *end_fields(const rf_status *st)
+{
+    json_t *o = json_pack("{s:i, s:i, s:b, s:b, s:b, s:I, s:I}", "exit_code", st->exit_code, "signal", st->signal,
+                          "timed_out", st->timed_out, "oom_killed", st->oom_killed, "pids_limit_hit",
+                          st->pids_limit_hit, "duration_ms", (json_int_t)(st->wall_seconds * 1000), "peak_memory_bytes",
+                          (json_int_t)st->peak_memory_bytes);
+    if (o && st->setup_error)
+        json_object_set_new(o, "error", json_string(st->setup_error));
+    return o;
+}
+
+int rf_audit_run_end(rf_audit_run *r, const rf_status *st, rf_error **err)
+{
+    if (network_events(r, st->network_json, err) < 0)
+        return -1;
+    if (st->timed_out && append(r, "limit.timeout", json_pack("{s:f}", "limit", st->timeout_seconds), err) < 0)
+        return -1;
+    if (st->oom_killed && append(r, "limit.oom", json_pack("{s:I}", "limit", (json_int_t)st->memory_limit_bytes),
+                                 err) < 0)
+        return -1;
+    if (st->pids_limit_hit && append(r, "limit.pids", json_pack("{s:I}", "limit", (json_int_t)st->pids_limit),
+                                     err) < 0)
+        return -1;
+    return append(r, "run.end", end_fields(st), err);
+}
+
+void rf_audit_run_discard(rf_audit_run *r)
+{
+    if (r)
+        (void)append(r, "run.end", json_pack("{s:b}", "waited", false), NULL);
+}
+
+void rf_audit_run_free(rf_audit_run *r)
+{
+    if (!r)
+        return;
+    free(r->dir);
+    free(r->instance);
+    free(r);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* One sandbox's part of the audit trail: run.start when rf_spawn has
+ * started it, the network's record and run.end when rf_proc_wait has
+ * seen it end (docs/audit.md lists the events). */
+#pragma once
+#include "audit/audit.h"
+#include "plan/plan.h"
+
+#include <sys/types.h>
+
+typedef struct rf_audit_run {
+    char *dir;
+    char id[13];
+    char *instance; /* or NULL */
+    char head[RF_AUDIT_HASH_LEN + 1]; /* after the last record written */
+} rf_audit_run;
+
+/* Append run.start for the sandbox `id` whose init is `pid`. NULL with
+ * *err when the record cannot be written (the caller refuses the run:
+ * an unrecorded run is what auditing exists to prevent). */
+rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid, rf_error **err);
+/* A warm pool's sandbox was handed its command (run.start named the
+ * pool's placeholder): run.command with argv and cwd. */
+int rf_audit_run_command(rf_audit_run *r, char *const *argv, const char *cwd, rf_error **err);
+/* The network's destinations (net.allowed, net.refused, net.asked,
+ * route.summary) and run.end; the head afterwards in r->head. */
+int rf_audit_run_end(rf_audit_run *r, const rf_status *st, rf_error **err);
+/* The sandbox is being freed without a wait (an idle pool sandbox at the
+ * pool's end, a caller that gave up): run.end with "waited": false, so
+ * every run.start has its end. Errors are dropped: nothing is left to refuse. */
+void rf_audit_run_discard(rf_audit_run *r);
+void rf_audit_run_free(rf_audit_run *r);
+
+/* refusal.c: guard.refused for a command the exec guard blocked (it ran
+ * nowhere, so no sandbox records it). Errors are dropped: the command is
+ * refused either way. */
+void rf_audit_guard_refused(const rf_policy *policy, const char *command, const rf_guard_verdict *v);

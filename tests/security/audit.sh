@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# The audit trail (docs/audit.md) is outside every sandbox: the command it
+# records cannot see, read, write or truncate it, even with a home
+# directory (the instance root inside it) as its workspace. Tampering with
+# it afterwards is found: an edited, removed, reordered or cut-off record
+# is named by `ringfence audit verify`. What a command chose (its argv)
+# reaches a terminal through `audit show` only with control bytes made
+# visible. The running-sandbox registry (`ringfence ps`, `stop`) is
+# checked at the end: a forged entry is not listed nor stopped, and an
+# ordinary user cannot stop another's sandbox.
+. "$(dirname "$0")/common.bash"
+
+log() { rf audit path; }
+status_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$@"; }
+
+# A run is recorded, start and end, under the id its status record names.
+expect_exit 0 "a run with auditing on" rf run --status-json "$SCRATCH/st.json" -- true
+id=$(status_field "$SCRATCH/st.json" sandbox)
+head=$(status_field "$SCRATCH/st.json" audit_head)
+check "the status record names the sandbox and the trail's head" test -n "$id" -a ${#head} = 64
+expect_exit 0 "audit show --json" rf audit show --json --sandbox "$id"
+contains "...its run.start" "$OUT" '"event":"run.start"'
+contains "...its run.end" "$OUT" '"event":"run.end"'
+check "the head file holds the status record's head" grep -q "$head" "$(dirname "$(log)")/head"
+check "control: the log is a file on the host" test -s "$(log)"
+
+# From inside: not even visible. The workspace holds the instance root
+# (as a home directory would), the hardest case: the mask over it, plan.c.
+RH=$RINGFENCE_HOME
+cp "$(log)" "$SCRATCH/log-before"
+expect_exit 0 "a command tries to list, read, append to, truncate the log, from a workspace that holds it" \
+    rf run --workspace "$SCRATCH" -- sh -c '
+        ls -A "$1"; ls -A "$1/audit" 2>/dev/null && echo LISTED
+        (cat "$1/audit/audit.log") 2>/dev/null && echo READ
+        (printf x >> "$1/audit/audit.log") 2>/dev/null && echo APPENDED
+        (: > "$1/audit/audit.log") 2>/dev/null && echo TRUNCATED; true' sh "$RH"
+lacks "...it does not see the audit directory" "$OUT" "audit"
+lacks "...nor list it" "$OUT" LISTED
+lacks "...nor read a record" "$OUT" READ
+lacks "...nor append" "$OUT" APPENDED
+lacks "...nor truncate" "$OUT" TRUNCATED
+expect_exit 0 "the log still verifies after it" rf audit verify
+check "...and begins with every record written before (it only grew)" \
+    cmp -s -n "$(stat -c %s "$SCRATCH/log-before")" "$SCRATCH/log-before" "$(log)"
+check "control: the host sees the audit directory" test -d "$RH/audit"
+
+# Tampering afterwards, one kind at a time, each on a copy of a good log.
+for i in 1 2 3; do rf run -- sh -c "exit $i" || true; done
+cp -a "$(dirname "$(log)")" "$SCRATCH/good"
+restore() { rm -rf "$(dirname "$(log)")"; cp -a "$SCRATCH/good" "$(dirname "$(log)")"; }
+tamper() { # DESC SED-SCRIPT WANT
+    restore
+    sed -i "$2" "$(log)"
+    expect_exit 1 "$1" rf audit verify
+    contains "...named: $3" "$ERR" "$3"
+}
+n=$(wc -l <"$(log)")
+edited=$(grep -n '"exit_code":[1-9]' "$(log)" | head -n 1 | cut -d: -f1)
+tamper "an edited exit code is found" "${edited}s/\"exit_code\":[1-9]/\"exit_code\":0/" \
+    "record $edited: its hash does not match"
+tamper "a removed record is found" '3d' "record 3: is missing"
+tamper "two swapped records are found" '2{h;d};3G' "record 2: is missing (removed, or moved: record 3 comes next)"
+tamper "a cut-off tail is found (the head)" '$d' "record $n: is missing"
+restore
+# Rewriting the whole chain from a record on (hashes recomputed) and the
+# head with it passes verify, by design: the owner of the log can. The
+# status record's head, kept elsewhere, catches it.
+python3 - "$(log)" "$(dirname "$(log)")/head" <<'PYEOF'
+import hashlib, json, sys
+lines = open(sys.argv[1]).read().splitlines()
+out, prev = [], None
+for l in lines:
+    rec = json.loads(l)
+    if prev is None and rec["seq"] == 1:
+        rec["command"] = ["forged"] if rec["event"] == "run.start" else rec.get("command")
+    if prev is not None:
+        rec["prev"] = prev
+    rec.pop("hash")
+    body = json.dumps(rec, separators=(",", ":"), ensure_ascii=False)
+    h = hashlib.sha256(body.encode()).hexdigest()
+    out.append(body[:-1] + ',"hash":"%s"}' % h)
+    prev = h
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+open(sys.argv[2], "w").write("%d %s\n" % (len(out), prev))
+PYEOF
+expect_exit 0 "a chain rewritten whole, head and all, verifies alone (the owner can)" rf audit verify
+expect_exit 1 "...but not against the head a status record kept" rf audit verify --head "$head"
+contains "...which names that hash" "$ERR" "$head"
+restore
+expect_exit 0 "control: the untouched log verifies against that head" rf audit verify --head "$head"
+
+# What a command chose, on a terminal: no escape byte gets through.
+esc=$'\e]0;pwned\a\e[2J'
+expect_exit 0 "a command named with escape sequences" rf run -- sh -c 'true' "$esc"
+expect_exit 0 "audit show prints its run" rf audit show --event run.start
+lacks "...without an escape byte" "$OUT" $'\e'
+lacks "...or a bell" "$OUT" $'\a'
+contains "...shown as \\x1b" "$OUT" '\x1b]0;pwned\x07'
+expect_exit 0 "audit export --format ocsf" rf audit export --format ocsf --event run.start
+check "...one JSON object a line, each an OCSF process activity" \
+    python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; assert r and all(o["class_uid"]==1007 for o in r)' <<<"$OUT"
+
+# A refused name is recorded with its host and port.
+expect_exit 0 "a command asks the proxy for a name the allowlist lacks" \
+    rf run --allow-domain allowed.example -- python3 -c '
+import socket
+s = socket.create_connection(("127.0.0.1", 3128))
+s.sendall(b"CONNECT blocked.example:443 HTTP/1.1\r\nHost: blocked.example:443\r\n\r\n")
+s.recv(100)'
+expect_exit 0 "audit show --event net.refused" rf audit show --json --event net.refused
+contains "...names the refused host" "$OUT" '"host":"blocked.example","port":443'
+
+# Off: nothing recorded (and the status record has no head).
+lines=$(wc -l <"$(log)")
+expect_exit 0 "a run with audit: false" env RINGFENCE_AUDIT=false "$RINGFENCE" run --status-json "$SCRATCH/off.json" -- true
+check "...adds no record" test "$(wc -l <"$(log)")" = "$lines"
+check "...and its status record has no head" test -z "$(status_field "$SCRATCH/off.json" audit_head)"
+
+# A warm pool's sandbox: its command is recorded when the pool hands it over.
+sock="$SCRATCH/pool.sock"
+"$RINGFENCE" serve --socket "$sock" --pool-size 1 >/dev/null 2>"$SCRATCH/serve.err" &
+serve_pid=$!
+at_exit "kill $serve_pid 2>/dev/null"
+wait_until 30 test -S "$sock" && pass "a pool serves" || fail "a pool serves"
+expect_exit 0 "run --via the pool" rf run --via "$sock" -- echo "pool-$TOKEN"
+expect_exit 0 "audit show --event run.command" rf audit show --json --event run.command
+contains "...names the command the pool ran" "$OUT" "pool-$TOKEN"
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+expect_exit 0 "the trail verifies after the pool stopped" rf audit verify
+check "...and each run.start has its run.end (the idle sandbox's: waited false)" python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+starts = {r["sandbox"] for r in recs if r["event"] == "run.start"}
+ends = {r["sandbox"] for r in recs if r["event"] == "run.end"}
+assert starts <= ends, starts - ends' "$(log)"
+
+# A command cannot switch the trail off for the next run: a workspace file
+# it leaves may only tighten.
+expect_exit 0 "a command leaves a workspace file that turns auditing off" \
+    rf run -- sh -c 'printf "{\"audit\": false}\n" > .ringfence.json'
+lines=$(wc -l <"$(log)")
+expect_exit 125 "...the next run is refused" rf run -- true
+contains "...naming the setting" "$ERR" "audit: a workspace configuration may only tighten"
+check "...and nothing ran unrecorded" test "$(wc -l <"$(log)")" = "$lines"
+rm -f "$WS/.ringfence.json"
+
+# Runs at once append one at a time (the head's flock): the chain stays whole.
+lines=$(wc -l <"$(log)")
+pids=()
+for i in $(seq 12); do rf run -- true & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p"; done
+check "twelve runs at once added 24 records" test "$(wc -l <"$(log)")" = $((lines + 24))
+expect_exit 0 "...and the chain verifies" rf audit verify
+
+# A command the exec guard blocks ran nowhere: the trail has it anyway.
+expect_exit 126 "exec of a command the guard blocks" rf exec -- "rm -rf / # $TOKEN$esc"
+expect_exit 0 "audit show --event guard.refused" rf audit show --event guard.refused
+contains "...names the command" "$OUT" "rm -rf / # $TOKEN"
+lacks "...with no escape byte from it" "$OUT" $'\e'
+
+# Each record also goes to the journal where there is one; a test-hook
+# build sends it to RINGFENCE_TEST_JOURNAL_SOCKET instead (a fake journal).
+if ! rf config >/dev/null 2>&1 || RINGFENCE_TEST_MANAGED="$SCRATCH/none" "$RINGFENCE" config >/dev/null 2>&1; then
+    skip "records reach the journal" "not a test-hook build (RINGFENCE_TEST_JOURNAL_SOCKET is ignored)"
+else
+    jsock="$SCRATCH/journal.sock"
+    python3 - "$jsock" "$SCRATCH/journal.ready" "$SCRATCH/journal.got" <<'PYEOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+open(sys.argv[2], "w").write("ready\n")
+s.settimeout(60)
+got = []
+try:
+    while len(got) < 2:
+        got.append(s.recv(1 << 16).decode())
+except socket.timeout:
+    pass
+open(sys.argv[3], "w").write("\n--\n".join(got))
+PYEOF
+    jpid=$!
+    wait_until 30 test -s "$SCRATCH/journal.ready" || fail "the fake journal listens"
+    expect_exit 0 "a run with a journal" env RINGFENCE_TEST_JOURNAL_SOCKET="$jsock" "$RINGFENCE" run -- true
+    wait "$jpid"
+    got=$(cat "$SCRATCH/journal.got" 2>/dev/null)
+    contains "...sends its records to it, as ringfence's" "$got" "SYSLOG_IDENTIFIER=ringfence"
+    contains "...run.start first" "$got" "RINGFENCE_EVENT=run.start"
+    contains "...each with the record itself" "$got" 'MESSAGE={"seq":'
+    contains "...and its hash" "$got" "RINGFENCE_AUDIT_HASH="
+fi
+
+# ── The running sandboxes: ps, stop ─────────────────────────────────────
+reg="$RINGFENCE_HOME/run"
+ready="$WS/ready-$TOKEN"
+sandbox_id() { rf ps --json | python3 -c 'import json,sys
+for o in json.load(sys.stdin):
+    if sys.argv[1] in " ".join(o["command"]): print(o["id"])' "$1"; }
+# A long command whose name carries escape sequences, and a grandchild that
+# left its session (setsid): stop must end it too.
+dur="3$((RANDOM % 1000)).$$"  # a sleep no other process on the host runs
+rf run -- env "RF=$TOKEN$esc" sh -c 'setsid sleep "$1" & echo ok > "$2"; exec sleep "$1"' sh "$dur" "$ready" \
+    >"$SCRATCH/long.out" 2>&1 &
+long=$!
+at_exit "kill $long 2>/dev/null"
+wait_until 30 test -s "$ready" && pass "a long sandbox started" || fail "a long sandbox started"
+id=$(sandbox_id "$TOKEN")
+expect_exit 0 "ps --json lists it" rf ps --json
+check "...with its id, pid and command" python3 -c 'import json,sys
+o = [o for o in json.loads(sys.argv[1]) if o["id"] == sys.argv[2]][0]
+assert o["pid"] > 1 and o["processes"] >= 3 and o["command"][0] == "env"' "$OUT" "$id"
+expect_exit 0 "ps prints it for people" rf ps
+contains "...with its id" "$OUT" "$id"
+lacks "...with no escape byte from its command" "$OUT" $'\e'
+contains "...which is shown as \\x1b" "$OUT" '\x1b]0;pwned'
+expect_exit 0 "top --once prints it too" rf top --once
+contains "...with its id" "$OUT" "$id"
+
+# A sandbox cannot reach the registry to forge or remove an entry.
+expect_exit 0 "a command tries to list, forge and remove registry entries" \
+    rf run --workspace "$SCRATCH" -- sh -c '
+        ls -A "$1/run" 2>/dev/null && echo LISTED
+        (echo "{}" > "$1/run/forged.json") 2>/dev/null && echo FORGED
+        (rm -f "$1/run/$2.json") 2>/dev/null; true' sh "$RINGFENCE_HOME" "$id"
+lacks "...it cannot list it" "$OUT" LISTED
+lacks "...nor write an entry" "$OUT" FORGED
+check "...nor remove the long sandbox's" test -f "$reg/$id.json"
+
+# Forged entries written on the host (by the user, or by a tool of theirs)
+# are checked against the processes they name.
+entry=$(cat "$reg/$id.json")
+forge() { # NAME PYTHON-EDIT: a copy of the real entry, edited
+    python3 -c 'import json,sys; o=json.loads(sys.argv[1]); o["id"]=sys.argv[2]; exec(sys.argv[3]); print(json.dumps(o))' \
+        "$entry" "$1" "$2" >"$reg/$1.json"
+}
+forge aaaaaaaaaaa1 'o["pid"] = 1'                      # host init, not a child of the owner
+forge aaaaaaaaaaa2 'o["start"] = o["start"] + 1'        # the pid, reused by another process
+forge aaaaaaaaaaa3 'o["owner_pid"] = 1; o["owner_start"] = 0'
+forge aaaaaaaaaaa4 'o["uid"] = o["uid"] + 1'
+expect_exit 0 "ps with four forged entries beside the real one" rf ps --json
+for n in 1 2 3 4; do lacks "...forged entry $n is not listed" "$OUT" "aaaaaaaaaaa$n"; done
+contains "...the real one is" "$OUT" "$id"
+expect_exit 125 "stop of a forged entry (host init) is refused" rf stop aaaaaaaaaaa1
+check "...host init is still there (control: this machine's pid 1)" test -d /proc/1
+
+# Another user's sandbox: an ordinary user cannot stop it, not even through
+# an entry copied into their own registry.
+if is_root && id rftest >/dev/null 2>&1; then
+    other=$(runuser -u rftest -- mktemp -d /tmp/rf-audit-other.XXXXXX)
+    at_exit "rm -rf '$other'"
+    runuser -u rftest -- mkdir -p "$other/run"
+    runuser -u rftest -- sh -c 'cat > "$1/run/$2.json"' sh "$other" "$id" <"$reg/$id.json"
+    as_other() { runuser -u rftest -- env RINGFENCE_HOME="$other" "$RINGFENCE" "$@"; }
+    OUT=$(cd /tmp && as_other ps --json 2>&1)
+    lacks "another user: root's sandbox, copied into their registry, is not listed" "$OUT" "$id"
+    rc=0; ERR=$(cd /tmp && as_other stop --grace 0 "$id" 2>&1) || rc=$?
+    check "...and stop of it is refused" test "$rc" = 125
+    check "...and it still runs" test -f "$reg/$id.json" -a -d "/proc/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$reg/$id.json")"
+else
+    skip "another user cannot stop this user's sandbox" "needs root and the user rftest (tests/run makes it)"
+fi
+
+# stop: the whole tree ends, the grandchild that left its session too.
+check "control: the grandchild and the command run (two sleeps)" test "$(pgrep -fc "^sleep $dur")" = 2
+expect_exit 0 "stop ID" rf stop --grace 5 "$id"
+wait "$long"; rc=$?
+check "...the run ended by SIGTERM (143)" test "$rc" = 143
+none_left() { ! pgrep -f "^sleep $dur" >/dev/null; }
+check "...no process of its tree is left (the setsid'd grandchild too)" none_left
+expect_exit 0 "ps no longer lists it" rf ps --json
+lacks "...its id is gone" "$OUT" "$id"
+check "...nor its entry" test ! -e "$reg/$id.json"
+expect_exit 0 "the trail has its end" rf audit show --json --sandbox "$id" --event run.end
+contains "...with the signal" "$OUT" '"signal":15'
