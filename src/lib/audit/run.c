@@ -19,11 +19,12 @@ static json_t *strv_json(char *const *v)
 
 static json_t *start_fields(const rf_plan *plan, const char *id, pid_t pid)
 {
-    json_t *o = json_pack("{s:s, s:o, s:s*, s:s, s:s, s:o, s:s*, s:s*, s:i, s:i, s:s}", "sandbox", id, "command",
-                          strv_json(plan->argv), "workspace", plan->workspace, "backend",
+    json_t *o = json_pack("{s:s, s:o, s:s*, s:s, s:s, s:o, s:o, s:s*, s:s*, s:i, s:i, s:s}", "sandbox", id,
+                          "command", strv_json(plan->argv), "workspace", plan->workspace, "backend",
                           rf_backend_name(plan->backend), "policy", plan->policy_digest, "weaker",
-                          strv_json(plan->cannot), "instance", plan->instance, "session", plan->session, "pid",
-                          (int)pid, "uid", (int)getuid(), "network", rf_net_mode_name(plan->network));
+                          strv_json(plan->cannot), "weakenings", strv_json(plan->weakenings), "instance",
+                          plan->instance, "session", plan->session, "pid", (int)pid, "uid", (int)getuid(),
+                          "network", rf_net_mode_name(plan->network));
     return o;
 }
 
