@@ -211,7 +211,11 @@ xdg="$SCRATCH/xdg"
 mkdir -p "$xdg/ringfence/profiles"
 printf '# mine: a test profile\nlimits: { timeout: 533 }\n' >"$xdg/ringfence/profiles/mine.yaml"
 xdg_rf() { XDG_CONFIG_HOME=$xdg "$RINGFENCE" "$1" --profile mine "${@:2}"; }
-xdg_rf serve --socket "$SCRATCH/xdg.sock" --pool-size 1 >"$SCRATCH/xdg.log" 2>&1 &
+# ringfence itself in the background, not xdg_rf: $! of a function run
+# with & is the subshell running it, and killing that left the server
+# running, reparented to init, its ready sandbox with it (issue 46).
+XDG_CONFIG_HOME=$xdg "$RINGFENCE" serve --profile mine --socket "$SCRATCH/xdg.sock" --pool-size 1 \
+    >"$SCRATCH/xdg.log" 2>&1 &
 xdg_server=$!
 at_exit "kill $xdg_server 2>/dev/null"
 wait_until 10 test -S "$SCRATCH/xdg.sock"
@@ -231,6 +235,7 @@ check "one rebuild for each of the three edits ($rebuilds)" test "$rebuilds" = 3
 [ "$rebuilds" = 3 ] || diag "$(cat "$SCRATCH/xdg.log")"
 kill "$xdg_server"
 wait "$xdg_server" 2>/dev/null
+check "SIGTERM to that server: it is gone, not left running" no_token_procs "serve --profile mine --socket $SCRATCH/xdg.sock"
 
 # A ready sandbox's init is a copy of the server: once built, it gives the
 # server's memory back (backend/native/shed.c). Neither the server's
