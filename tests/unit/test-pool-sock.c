@@ -60,6 +60,20 @@ static void lifecycle(void)
     rf_error_free(busy);
     is_int(rf_pool_sock_check(&s), RF_POOL_SOCK_OURS, "...and ours is untouched");
 
+    /* Our socket moved, a symlink to it at the path: clients still reach it. */
+    char moved[140];
+    snprintf(moved, sizeof moved, "%s/moved.sock", dir);
+    ok(rename(path, moved) == 0 && symlink(moved, path) == 0, "control: our socket moved, a symlink left to it");
+    is_int(rf_pool_sock_check(&s), RF_POOL_SOCK_OURS, "a symlink to our socket still leads to it");
+    rf_pool_sock_remove(&s);
+    ok(exists(moved) && exists(path), "removing on stop leaves a symlink (and what it points to)");
+    unlink(moved);
+    is_int(rf_pool_sock_check(&s), RF_POOL_SOCK_REMOVED, "the socket a symlink led to removed: removed");
+    unlink(path);
+    ok(rename(path, path) < 0 && symlink(path, path) == 0, "control: a symlink to itself");
+    is_int(rf_pool_sock_check(&s), RF_POOL_SOCK_REPLACED, "a symlink loop: replaced");
+    unlink(path);
+
     int ofd = other_socket(other, true);
     ok(ofd >= 0 && rename(other, path) == 0, "control: another server's socket renamed onto the path");
     is_int(rf_pool_sock_check(&s), RF_POOL_SOCK_REPLACED, "replaced by another socket: seen");

@@ -14,9 +14,11 @@
 
 #define ID_MASK (STATX_TYPE | STATX_INO | STATX_BTIME)
 
-static int identify(const char *path, struct statx *st)
+/* flags AT_SYMLINK_NOFOLLOW: the path itself; 0: what a client's
+ * connect() reaches through it (a symlink to our socket still does). */
+static int identify(const char *path, int flags, struct statx *st)
 {
-    return statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, ID_MASK, st);
+    return statx(AT_FDCWD, path, flags, ID_MASK, st);
 }
 
 bool rf_pool_sock_same(const rf_pool_sock *s, dev_t dev, ino_t ino, bool has_btime, int64_t btime_sec,
@@ -51,8 +53,10 @@ static void dir_of(const rf_pool_sock *s, char *dir, size_t size)
 rf_pool_sock_state rf_pool_sock_check(const rf_pool_sock *s)
 {
     struct statx st;
-    if (identify(s->path, &st) == 0)
+    if (identify(s->path, 0, &st) == 0)
         return same_file(s, &st) ? RF_POOL_SOCK_OURS : RF_POOL_SOCK_REPLACED;
+    if (errno == ELOOP)
+        return RF_POOL_SOCK_REPLACED; /* a symlink loop there now */
     if (errno != ENOENT && errno != ENOTDIR)
         return RF_POOL_SOCK_UNKNOWN;
     char dir[sizeof s->path];
@@ -67,7 +71,8 @@ rf_pool_sock_state rf_pool_sock_check(const rf_pool_sock *s)
  * another server would have to remove ours and bind in that instant. */
 void rf_pool_sock_remove(const rf_pool_sock *s)
 {
-    if (rf_pool_sock_check(s) == RF_POOL_SOCK_OURS)
+    struct statx st;
+    if (identify(s->path, AT_SYMLINK_NOFOLLOW, &st) == 0 && same_file(s, &st))
         unlink(s->path);
 }
 
@@ -113,7 +118,7 @@ int rf_pool_sock_listen(const char *path, rf_pool_sock *ret, rf_error **err)
     int rc = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&a, sizeof a);
     umask(old);
     struct statx st;
-    if (rc < 0 || chmod(path, 0600) < 0 || identify(path, &st) < 0 || listen(fd, 128) < 0) {
+    if (rc < 0 || chmod(path, 0600) < 0 || identify(path, AT_SYMLINK_NOFOLLOW, &st) < 0 || listen(fd, 128) < 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);
