@@ -56,7 +56,7 @@ pids+=($!)
 started() { [ "$(pgrep -f "$token" | wc -l)" -ge "$1" ]; }
 want=7
 [ "$sandbox" ] && want=10
-wait_for() { local i; for i in $(seq 200); do started "$want" && return 0; sleep 0.05; done; return 1; }
+wait_for() { local _; for _ in $(seq 200); do started "$want" && return 0; sleep 0.05; done; return 1; }
 check "control: the $want processes run" wait_for
 
 rc=0
