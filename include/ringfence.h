@@ -589,7 +589,10 @@ RF_EXPORT size_t rf_pool_idle(rf_pool *pool);
 RF_EXPORT char *rf_pool_plan_json(const rf_pool *pool);
 RF_EXPORT void rf_pool_free(rf_pool *pool);
 /* Serve a pool on a unix socket (0600; only the serving uid may connect),
- * until *stop becomes true or a fatal error. `policy_key` is what clients
+ * until *stop becomes true or a fatal error, or until socket_path no
+ * longer leads to its socket (removed, its directory removed, replaced):
+ * then it stops as when *stop becomes true and returns 1, *err saying
+ * which (and a hint); 0 after *stop, < 0 on an error. `policy_key` is what clients
  * must present: a request made under another policy is refused.
  * reload(ud) is called about once a second, and before a request whose key
  * differs from the pool's is refused; when it returns a new key and policy,

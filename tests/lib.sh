@@ -8,6 +8,8 @@ T_N=0
 T_FAILED=0
 SCRATCH=$(mktemp -d /tmp/rf-test.XXXXXX)
 chmod 755 "$SCRATCH"
+# tests/run's leftover check knows this script's processes by it (tests/leftovers).
+if [ -n "${RF_TEST_SCRATCH_LIST:-}" ]; then echo "$SCRATCH" >>"$RF_TEST_SCRATCH_LIST"; fi 2>/dev/null
 trap 'rm -rf "$SCRATCH" 2>/dev/null; echo "1..$T_N"' EXIT
 export RINGFENCE_HOME="$SCRATCH/rfhome"
 WS="$SCRATCH/ws"

@@ -36,7 +36,8 @@ static void help(void)
            "the client). Each sandbox runs exactly one command and is then destroyed; a new one\n"
            "is built in the background. The socket is 0600 and only your uid may use it. A\n"
            "request whose options or configuration differ from the server's is refused; an\n"
-           "edited configuration file rebuilds the pool. Stop with SIGINT or SIGTERM.\n"
+           "edited configuration file rebuilds the pool. Stop with SIGINT or SIGTERM; it\n"
+           "stops by itself once its socket is removed or replaced (no client could reach it).\n"
            "\n"
            "Options:\n");
     rf_cli_print_options(stdout, "serve", false);
@@ -173,12 +174,13 @@ int rf_cli_serve(int argc, char **argv)
     size_t size = o.pool_size ? o.pool_size : 4;
     fprintf(stderr, "ringfence: serve: %zu sandbox%s ready on %s\n", size, size == 1 ? "" : "es", o.socket);
     rf_error *err = NULL;
-    if (rf_pool_serve(o.socket, policy, w.key, size, reload, &w, &stopping, &err) < 0) {
+    int rc = rf_pool_serve(o.socket, policy, w.key, size, reload, &w, &stopping, &err);
+    code = rc < 0 ? RF_EXIT_FAILURE : 0;
+    if (err && rc < 0)
         code = rf_cli_report(err);
-        rf_error_free(err);
-    } else {
-        code = 0;
-    }
+    else if (err) /* 1: its socket is gone; it stopped as on SIGTERM, and says why */
+        (void)rf_cli_report(err);
+    rf_error_free(err);
 out:
     rf_strv_free(w.paths);
     free(w.seen);

@@ -150,13 +150,15 @@ check "the server holds no pty master after them ($(ptys_of "$server"))" test "$
 # before the trap was set made a failure of a hang-up that worked (seen
 # under ASan, where the start is slower).
 slp="27$$.5"
+# A function, so that check's own ok line is not sent to /dev/null too.
+sleeping() { pgrep -f "^sleep $slp\$" >/dev/null; }
 "$RINGFENCE" run --via "$sock" -- \
     sh -c "trap 'echo hup > \"$WS/hup\"; exit 1' HUP; : > \"$WS/trapped\"; sleep $slp & wait" \
     </dev/null >/dev/null 2>&1 &
 client=$!
 wait_until 10 test -e "$WS/trapped"
 wait_until 5 pgrep -f "^sleep $slp\$" >/dev/null
-check "control: the command set its trap and its child runs" pgrep -f "^sleep $slp\$" >/dev/null
+check "control: the command set its trap and its child runs" sleeping
 kill -9 "$client"
 wait "$client" 2>/dev/null
 wait_until 5 no_token_procs "sleep $slp"
@@ -174,7 +176,7 @@ wait_until 5 pgrep -f "^sleep $slp\$" >/dev/null
 kill -9 "$client"
 wait "$client" 2>/dev/null
 sleep 0.5
-check "control: a command that ignores SIGHUP outlives the hang-up" pgrep -f "^sleep $slp\$" >/dev/null
+check "control: a command that ignores SIGHUP outlives the hang-up" sleeping
 wait_until 5 no_token_procs "sleep $slp"
 check "and is killed after the grace: nothing left" no_token_procs "sleep $slp"
 
@@ -211,7 +213,11 @@ xdg="$SCRATCH/xdg"
 mkdir -p "$xdg/ringfence/profiles"
 printf '# mine: a test profile\nlimits: { timeout: 533 }\n' >"$xdg/ringfence/profiles/mine.yaml"
 xdg_rf() { XDG_CONFIG_HOME=$xdg "$RINGFENCE" "$1" --profile mine "${@:2}"; }
-xdg_rf serve --socket "$SCRATCH/xdg.sock" --pool-size 1 >"$SCRATCH/xdg.log" 2>&1 &
+# ringfence itself in the background, not xdg_rf: $! of a function run
+# with & is the subshell running it, and killing that left the server
+# running, reparented to init, its ready sandbox with it (issue 46).
+XDG_CONFIG_HOME=$xdg "$RINGFENCE" serve --profile mine --socket "$SCRATCH/xdg.sock" --pool-size 1 \
+    >"$SCRATCH/xdg.log" 2>&1 &
 xdg_server=$!
 at_exit "kill $xdg_server 2>/dev/null"
 wait_until 10 test -S "$SCRATCH/xdg.sock"
@@ -231,6 +237,7 @@ check "one rebuild for each of the three edits ($rebuilds)" test "$rebuilds" = 3
 [ "$rebuilds" = 3 ] || diag "$(cat "$SCRATCH/xdg.log")"
 kill "$xdg_server"
 wait "$xdg_server" 2>/dev/null
+check "SIGTERM to that server: it is gone, not left running" no_token_procs "serve --profile mine --socket $SCRATCH/xdg.sock"
 
 # A ready sandbox's init is a copy of the server: once built, it gives the
 # server's memory back (backend/native/shed.c). Neither the server's

@@ -22,6 +22,7 @@
  * clients with the status, and reaps every sandbox before it returns. */
 #include "pool/keydiff.h"
 #include "pool/pool.h"
+#include "pool/sock.h"
 #include "pool/wire.h"
 #include "policy/policy.h"
 #include "backend/native/report.h"
@@ -349,36 +350,6 @@ static void *client_main(void *arg)
     return NULL;
 }
 
-static int listen_on(const char *path, rf_error **err)
-{
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
-    if (strlen(path) >= sizeof a.sun_path)
-        return rf_error_set(err, ENAMETOOLONG, "serve: socket path %s is too long", path);
-    strcpy(a.sun_path, path);
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return rf_error_set(err, errno, "serve: socket");
-    /* A stale socket (nobody listening) is replaced; a live one is not. */
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && connect(fd, (struct sockaddr *)&a, sizeof a) < 0 &&
-        errno == ECONNREFUSED)
-        unlink(path);
-    close(fd);
-    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    mode_t old = umask(0177);
-    int rc = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&a, sizeof a);
-    umask(old);
-    if (rc < 0 || chmod(path, 0600) < 0 || listen(fd, 128) < 0) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        rf_error_set(err, e, "serve: listen on %s", path);
-        return rf_error_hint_set(err, e == EADDRINUSE ? "another ringfence serve uses it; choose another --socket"
-                                                      : "check the directory exists and is yours");
-    }
-    return fd;
-}
-
 #define RELOAD_CHECK_MS 1000
 
 /* Rebuild the pool when reload() says the configuration changed. */
@@ -461,6 +432,34 @@ static bool stop_requests(server *s)
     return idle;
 }
 
+/* Accept until told to stop, or until the socket's path no longer leads
+ * to it: then no client can ever reach this server, and it stops as told
+ * (a test suite's scratch directory deleted, /tmp cleaned: servers left
+ * running for hours, their ready sandboxes with them). The configuration
+ * and the socket are checked about once a second, busy or idle (a steady
+ * stream of requests used to keep an edit from being seen). */
+static rf_pool_sock_state accept_loop(server *s, int lfd, const rf_pool_sock *sock, volatile int *stop)
+{
+    long long checked = rf_monotonic_ms();
+    while (!*stop) {
+        struct pollfd pf = { .fd = lfd, .events = POLLIN };
+        int n = poll(&pf, 1, RELOAD_CHECK_MS);
+        long long now = rf_monotonic_ms();
+        if (now - checked >= RELOAD_CHECK_MS) {
+            checked = now;
+            /* First: a pool no client can reach is not worth rebuilding. */
+            rf_pool_sock_state state = rf_pool_sock_check(sock);
+            if (state > RF_POOL_SOCK_UNKNOWN)
+                return state;
+            maybe_reload(s);
+        }
+        int conn = n > 0 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+        if (conn >= 0)
+            start_client(s, conn);
+    }
+    return RF_POOL_SOCK_OURS;
+}
+
 RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, const char *policy_key, size_t size,
                             rf_pool_reload_fn reload, void *ud, volatile int *stop, rf_error **err)
 {
@@ -481,25 +480,12 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
     s->reload_ud = ud;
     s->size = size;
     first->refs = 1;
-    int lfd = listen_on(socket_path, err);
-    /* The configuration is checked about once a second, busy or idle (a
-     * steady stream of requests used to keep an edit from being seen). */
-    long long checked = rf_monotonic_ms();
-    while (lfd >= 0 && !*stop) {
-        struct pollfd pf = { .fd = lfd, .events = POLLIN };
-        int n = poll(&pf, 1, RELOAD_CHECK_MS);
-        long long now = rf_monotonic_ms();
-        if (now - checked >= RELOAD_CHECK_MS) {
-            checked = now;
-            maybe_reload(s);
-        }
-        int conn = n > 0 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
-        if (conn >= 0)
-            start_client(s, conn);
-    }
+    rf_pool_sock sock;
+    int lfd = rf_pool_sock_listen(socket_path, &sock, err);
+    rf_pool_sock_state state = lfd >= 0 ? accept_loop(s, lfd, &sock, stop) : RF_POOL_SOCK_OURS;
     if (lfd >= 0) {
         close(lfd);
-        unlink(socket_path);
+        rf_pool_sock_remove(&sock); /* not another server's, now at the path */
     }
     /* The idle sandboxes go now, or with the last request; a request that
      * comes after is told the server is stopping. */
@@ -514,7 +500,9 @@ RF_EXPORT int rf_pool_serve(const char *socket_path, const rf_policy *policy, co
         pthread_mutex_destroy(&s->reload_lock);
         free(s);
     } /* else a connection still runs: the process is about to exit with it */
-    return lfd < 0 ? -1 : 0;
+    if (lfd < 0)
+        return -1;
+    return state > RF_POOL_SOCK_UNKNOWN ? (rf_pool_sock_gone_error(&sock, state, err), 1) : 0;
 }
 
 /* ── The client ─────────────────────────────────────────────────────── */
