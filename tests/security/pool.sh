@@ -36,15 +36,19 @@ expect_exit 0 "a command reads its own signal dispositions" rf run --via "$sock"
 check "none is ignored ($OUT)" test "$OUT" = "$(printf 'SigIgn:\t%016d' 0)"
 
 # Nothing carried over: /tmp, processes, pid numbering.
+left_sleep=60.$$
 expect_exit 0 "a command leaves a file in /tmp and a process running" \
-    rf run --via "$sock" -- sh -c "echo secret-$TOKEN > /tmp/left; (sleep 60 &) ; echo done"
+    rf run --via "$sock" -- sh -c "echo secret-$TOKEN > /tmp/left; (sleep $left_sleep &) ; echo done"
 for i in 1 2 3 4; do # more than the pool's size: every sandbox of it
     expect_exit 0 "the next command ($i) sees a fresh /tmp and no process of the last" \
         rf run --via "$sock" -- sh -c 'ls -A /tmp; ps -e -o comm= | grep -c sleep || true'
     lacks "no file left by another command ($i)" "$OUT" left
     contains "no sleep process of another command ($i)" "$OUT" 0
 done
-check "no sandboxed sleep of ours survived on the host" sh -c "! pgrep -f 'sleep 60' -u $(id -u) >/dev/null || ! pgrep -af 'sleep 60' | grep -v grep >/dev/null"
+# Found by its own duration (60.PID seconds), not any 'sleep 60' on the
+# machine: another run's would count too. ([.]: the pattern does not match
+# the command line of the shell that runs pgrep.)
+check "no sandboxed sleep of ours survived on the host" sh -c "! pgrep -f 'sleep 60[.]$$' >/dev/null"
 
 # Policy mismatch: refused, never run under the pool's policy.
 expect_exit 125 "a request with other options is refused" rf run --via "$sock" --network host -- touch "$WS/ran-anyway"
