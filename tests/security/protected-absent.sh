@@ -25,10 +25,14 @@ contains "plan: placeholder directory" "$OUT" '"placeholder": "directory"'
 
 # SIGKILL of ringfence while the sandbox runs: the placeholder is still
 # there (empty); the next start, in any workspace, removes it.
-"$RINGFENCE" run -- sleep 30 >/dev/null 2>&1 &
+# The sandbox dies with ringfence (its parent-death signal), but not at
+# once: the next start leaves a placeholder alone while its sandbox lives,
+# so the test waits until that sandbox's sleep (30.PID s: its own) is gone.
+"$RINGFENCE" run -- sleep "30.$$" >/dev/null 2>&1 &
 rfpid=$!
 wait_until 10 test -d "$WS/.git/hooks" || fail "the placeholder appears while the sandbox runs"
 { kill -9 "$rfpid"; wait "$rfpid"; } 2>/dev/null
+wait_until 20 sh -c "! pgrep -f 'sleep 30[.]$$' >/dev/null" || fail "the killed ringfence's sandbox ends"
 check "after SIGKILL the empty placeholder is still there" test -d "$WS/.git/hooks"
 mkdir -p "$SCRATCH/other"
 (cd "$SCRATCH/other" && "$RINGFENCE" run -- true) >/dev/null 2>&1
