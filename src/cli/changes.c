@@ -5,6 +5,9 @@
 #include "cli.h"
 #include "options.h"
 
+#include "audit/audit.h"
+#include "policy/policy.h"
+
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -131,8 +134,9 @@ static int parse(int argc, char **argv, changes_opts *co)
     return optind;
 }
 
-/* The instance root as `run` finds it (RINGFENCE_HOME, config files). */
-static char *instance_root(int *code)
+/* The instance root as `run` finds it (RINGFENCE_HOME, config files), and
+ * whether its policy keeps the audit trail. */
+static char *instance_root(bool *audit, int *code)
 {
     rf_cli_opts o;
     char *argv[] = { (char *)"changes", NULL };
@@ -143,6 +147,7 @@ static char *instance_root(int *code)
     json_object_set_new(o.flags, "allow_sensitive_workspace", json_true());
     rf_policy *policy = rf_cli_policy(&o, code);
     char *root = policy ? strdup(rf_policy_instance_root(policy)) : NULL;
+    *audit = policy && policy->audit;
     rf_policy_free(policy);
     rf_cli_opts_clear(&o);
     return root;
@@ -411,13 +416,27 @@ static size_t count(char *const *v)
     return n;
 }
 
-static int cmd_apply(rf_session *s, const changes_opts *co)
+/* On the trail (docs/audit.md): a failure to record is said, not fatal:
+ * the workspace has already changed. */
+static void record(const char *root, const char *event, rf_session *s, const rf_apply_report *r)
+{
+    rf_error *err = NULL;
+    if (rf_audit_session(root, event, rf_session_id(s), rf_session_workspace(s), r, &err) < 0) {
+        fprintf(stderr, "ringfence: warning: %s of session %s is not on the audit trail: %s\n", event,
+                rf_session_id(s), rf_error_message(err));
+        rf_error_free(err);
+    }
+}
+
+static int cmd_apply(const char *root, bool audit, rf_session *s, const changes_opts *co)
 {
     rf_error *err = NULL;
     rf_apply_report r;
     int rc = rf_session_apply(s, co->only, co->force, &r, &err);
     if (rc < 0)
         return fail(err);
+    if (audit)
+        record(root, "changes.applied", s, &r);
     if (co->json) {
         print_json(json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "session", rf_session_id(s), "workspace",
                              rf_session_workspace(s), "applied", paths_json(r.applied), "conflicts",
@@ -456,7 +475,7 @@ static int check_verb_options(const char *verb, const changes_opts *co)
     return 0;
 }
 
-static int run_verb(const char *root, const char *verb, const char *id, changes_opts *co)
+static int run_verb(const char *root, bool audit, const char *verb, const char *id, changes_opts *co)
 {
     if (!strcmp(verb, "list"))
         return cmd_list(root, co);
@@ -466,9 +485,11 @@ static int run_verb(const char *root, const char *verb, const char *id, changes_
         return fail(err);
     int code = 0;
     if (!strcmp(verb, "apply")) {
-        code = cmd_apply(s, co);
+        code = cmd_apply(root, audit, s, co);
     } else if (!strcmp(verb, "discard")) {
         code = rf_session_discard(s, &err) < 0 ? fail(err) : (printf("session %s discarded\n", id), 0);
+        if (code == 0 && audit)
+            record(root, "changes.discarded", s, NULL);
     } else {
         rf_changeset *cs = rf_session_diff(s, &err);
         code = !cs ? fail(err) : !strcmp(verb, "show") ? cmd_show(s, cs, co) : cmd_diff(s, cs, co);
@@ -515,9 +536,10 @@ int rf_cli_changes(int argc, char **argv)
     }
     if (check_verb_options(verb, &co) != 0)
         goto out;
-    char *root = instance_root(&code);
+    bool audit = false;
+    char *root = instance_root(&audit, &code);
     if (root)
-        code = run_verb(root, verb, needs_id ? argv[idx + 1] : NULL, &co);
+        code = run_verb(root, audit, verb, needs_id ? argv[idx + 1] : NULL, &co);
     free(root);
 out:
     free(co.only);

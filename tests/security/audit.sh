@@ -271,3 +271,27 @@ lacks "...its id is gone" "$OUT" "$id"
 check "...nor its entry" test ! -e "$reg/$id.json"
 expect_exit 0 "the trail has its end" rf audit show --json --sandbox "$id" --event run.end
 contains "...with the signal" "$OUT" '"signal":15'
+
+# changes: overlay: what a person applied or discarded of a session is on the
+# trail, linked to its run by the session's id; a file name the command
+# chose (an escape sequence in it) is stored as it is and shown visibly.
+ovl_ws=$SCRATCH/ovl-ws
+mkdir -p "$ovl_ws"
+session_of() { status_field "$SCRATCH/ovl.json" session; }
+expect_exit 0 "an overlay run writes a file with an escape sequence in its name" \
+    rf run --workspace "$ovl_ws" --changes overlay --status-json "$SCRATCH/ovl.json" -- \
+    sh -c 'echo x > "$(printf "evil\033[2Jname")"; echo y > plain'
+sid=$(session_of)
+expect_exit 0 "changes apply" rf changes apply "$sid"
+expect_exit 0 "the trail has changes.applied" rf audit show --json --event changes.applied
+contains "...naming the session" "$OUT" "\"session\":\"$sid\""
+contains "...and what was applied" "$OUT" '"applied":2'
+expect_exit 0 "audit show on a pipe" rf audit show --event changes.applied
+lacks "...sends no escape byte of the file name" "$OUT" $'\033'
+expect_exit 0 "another overlay run" rf run --workspace "$ovl_ws" --changes overlay --status-json "$SCRATCH/ovl.json" -- \
+    sh -c 'echo z > other'
+sid2=$(session_of)
+expect_exit 0 "changes discard" rf changes discard "$sid2"
+expect_exit 0 "the trail has changes.discarded" rf audit show --json --event changes.discarded
+contains "...naming that session" "$OUT" "\"session\":\"$sid2\""
+expect_exit 0 "the chain still verifies" rf audit verify

@@ -31,6 +31,11 @@ char *rf_audit_dir(const char *instance_root);
 int rf_audit_append(const char *dir, const char *event, const json_t *fields, char ret_head[RF_AUDIT_HASH_LEN + 1],
                     rf_error **err);
 
+/* changes.applied (r: what apply did) or changes.discarded (r NULL) of a
+ * session (audit/changes.c). */
+int rf_audit_session(const char *instance_root, const char *event, const char *session, const char *workspace,
+                     const rf_apply_report *r, rf_error **err);
+
 /* Every record, oldest first, across the rotated files; fn returns < 0 to
  * stop. The record is the line's text as parsed JSON (borrowed). */
 typedef int (*rf_audit_visit_fn)(void *ud, const json_t *record, const char *line);
