@@ -7,6 +7,7 @@
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
 #include "limits/cgroup.h"
+#include "seccomp/seccomp.h"
 
 #include <jansson.h>
 #include <sched.h>
@@ -135,6 +136,8 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     static const char *const seccomp[] = { "default", "strict", "off" };
     json_t *o = json_object();
     bool native = plan->backend == RF_BACKEND_NATIVE;
+    /* The seccomp filter and the syscall table are this build's. */
+    json_object_set_new(o, "architecture", json_string(rf_seccomp_arch_name()));
     json_object_set_new(o, "backend", json_string(rf_backend_name(plan->backend)));
     json_object_set_new(o, "backend_reason", plan->backend_reason ? json_string(plan->backend_reason) : json_null());
     json_object_set_new(o, "cannot", strv_json(plan->cannot));
