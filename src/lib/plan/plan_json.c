@@ -8,6 +8,7 @@
 #include "backend/firejail/firejail.h"
 #include "limits/cgroup.h"
 #include "seccomp/seccomp.h"
+#include "backend/native/floor.h"
 
 #include <jansson.h>
 #include <sched.h>
@@ -141,6 +142,10 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     json_object_set_new(o, "backend", json_string(rf_backend_name(plan->backend)));
     json_object_set_new(o, "backend_reason", plan->backend_reason ? json_string(plan->backend_reason) : json_null());
     json_object_set_new(o, "cannot", strv_json(plan->cannot));
+    rf_error *floor = NULL;
+    if (native && rf_native_floor_check(&floor) < 0) /* run would refuse: say why here too */
+        json_array_append_new(json_object_get(o, "cannot"), json_string(rf_error_message(floor)));
+    rf_error_free(floor);
     json_object_set_new(o, "weakenings", strv_json(plan->weakenings));
     json_object_set_new(o, "namespaces", namespaces_json(plan));
     json_object_set_new(o, "network", json_string(rf_net_mode_name(plan->network)));

@@ -28,6 +28,9 @@ else pass "nothing made before the refusal"; fi
 expect_exit 125 "run -- true (the default backend) refuses too" env RINGFENCE_HOME="$home/rf" rf run -- true
 contains "its refusal names mount_setattr(2)" "$ERR" "mount_setattr(2)"
 
+expect_exit 0 "plan --backend native -- true" rf plan --backend native -- true
+contains "plan's cannot names mount_setattr(2) and 5.12" "$(jget 'j["cannot"]')" "it came in Linux 5.12"
+
 expect_exit 0 "doctor runs" rf doctor
 contains "doctor names mount_setattr" "$OUT" "mount_setattr"
 contains "doctor names 5.12" "$OUT" "5.12"
