@@ -23,9 +23,13 @@ echo "allowed-content-$TOKEN" >"$www/hello.txt"
 head -c 3000000 /dev/urandom >"$www/big.bin"
 (
     cd "$SCRATCH" || exit 1
-    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out "$WS/ca.pem" -days 2 -subj /CN=rf-test-ca
+    # Certificates a strict verifier takes (Python 3.13's default context sets
+    # VERIFY_X509_STRICT: the CA needs keyUsage, the leaf an authority key
+    # identifier; without them Debian 13's python refused the chain).
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out "$WS/ca.pem" -days 2 -subj /CN=rf-test-ca \
+        -addext keyUsage=critical,keyCertSign,cRLSign
     openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=allowed.test
-    printf 'subjectAltName=DNS:allowed.test,DNS:a.example.test,DNS:bad.allowed.test\n' >san.ext
+    printf 'subjectAltName=DNS:allowed.test,DNS:a.example.test,DNS:bad.allowed.test\nauthorityKeyIdentifier=keyid,issuer\n' >san.ext
     openssl x509 -req -in srv.csr -CA "$WS/ca.pem" -CAkey ca.key -CAcreateserial -out srv.pem -days 2 \
         -extfile san.ext
 ) >"$SCRATCH/openssl.log" 2>&1 || { fail "make a test CA"; diag "$(tail -5 "$SCRATCH/openssl.log")"; exit 0; }
@@ -56,7 +60,7 @@ expect_exit 0 "curl: HTTPS (CONNECT) to an allowed name, certificate checked" \
 contains "curl: the content arrived over TLS" "$OUT" "allowed-content-$TOKEN"
 expect_exit 0 "python urllib: HTTPS through the proxy from the environment" \
     net_run -- $PY -c "import ssl,urllib.request as u; c=ssl.create_default_context(cafile='$WS/ca.pem'); \
-print(u.urlopen('https://allowed.test:$HTTPS/hello.txt', context=c).read().decode())"
+c.verify_flags |= ssl.VERIFY_X509_STRICT; print(u.urlopen('https://allowed.test:$HTTPS/hello.txt', context=c).read().decode())"
 contains "python: the content arrived" "$OUT" "allowed-content-$TOKEN"
 expect_exit 0 "git: clone over dumb HTTP through the proxy" \
     net_run -- git clone -q "http://allowed.test:$HTTP/repo.git" "$WS/clone"
