@@ -17,7 +17,7 @@ pass "control: Linux $release is below 5.12"
 
 home=$SCRATCH/home
 mkdir -p "$home"
-expect_exit 125 "run --backend native -- true refuses" env RINGFENCE_HOME="$home/rf" rf run --backend native -- true
+expect_exit 125 "run --backend native -- true refuses" env RINGFENCE_HOME="$home/rf" "$RINGFENCE" run --backend native -- true
 contains "the refusal names mount_setattr(2)" "$ERR" "has no mount_setattr(2)"
 contains "the refusal names the release that has it" "$ERR" "it came in Linux 5.12"
 contains "the refusal names this kernel" "$ERR" "Linux $release"
@@ -25,19 +25,25 @@ contains "with a hint" "$ERR" "hint: "
 # At once: nothing was made for the sandbox, not even its instance root.
 if [ -e "$home/rf" ]; then fail "nothing made before the refusal"; diag "$(ls -la "$home/rf")"
 else pass "nothing made before the refusal"; fi
-expect_exit 125 "run -- true (the default backend) refuses too" env RINGFENCE_HOME="$home/rf" rf run -- true
+expect_exit 125 "run -- true (the default backend) refuses too" env RINGFENCE_HOME="$home/rf" "$RINGFENCE" run -- true
 contains "its refusal names mount_setattr(2)" "$ERR" "mount_setattr(2)"
 
 expect_exit 0 "plan --backend native -- true" rf plan --backend native -- true
 contains "plan's cannot names mount_setattr(2) and 5.12" "$(jget 'j["cannot"]')" "it came in Linux 5.12"
 
-expect_exit 0 "doctor runs" rf doctor
+expect_exit 1 "doctor: the default backend cannot run here (exit 1)" rf doctor
 contains "doctor names mount_setattr" "$OUT" "mount_setattr"
 contains "doctor names 5.12" "$OUT" "5.12"
 
 if command -v bwrap >/dev/null; then
     expect_exit 0 "run --backend bwrap -- true runs below the floor" rf run --backend bwrap --accept-weaker -- true
     diag "${ERR:0:300}"
+    # And it is a sandbox: a file of the caller's outside the workspace
+    # (the scratch directory, under the host's /tmp) is out of reach.
+    echo "secret-$$" >"$home/secret"
+    expect_exit 1 "bwrap: a host file outside the workspace cannot be read" \
+        rf run --backend bwrap --accept-weaker -- cat "$home/secret"
+    lacks "bwrap: its content did not arrive" "$OUT" "secret-$$"
 else
     skip "run --backend bwrap" "no bwrap on this host"
 fi
