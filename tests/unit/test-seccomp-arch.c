@@ -128,7 +128,7 @@ static const struct {
     { "x86_64", AUDIT_ARCH_X86_64 }, { "i386", AUDIT_ARCH_I386 }, { "aarch64", AUDIT_ARCH_AARCH64 },
     { "arm", AUDIT_ARCH_ARM }, { "riscv64", AUDIT_ARCH_RISCV64 }, { "ppc64le", AUDIT_ARCH_PPC64LE },
     { "ppc", AUDIT_ARCH_PPC }, { "s390x", AUDIT_ARCH_S390X }, { "s390", AUDIT_ARCH_S390 },
-    { "mips", AUDIT_ARCH_MIPS }, { "a made-up one", 0x12345678 },
+    { "mips", AUDIT_ARCH_MIPS }, { "0x12345678 (made up)", 0x12345678 },
 };
 
 /* denied: a native call the profile answers with an errno. */
@@ -159,7 +159,7 @@ static void check_profile(const char *label, rf_seccomp_profile profile, char *c
         bool all = true;
         for (size_t j = 0; j < sizeof nrs / sizeof nrs[0]; j++)
             all = all && verdict(bpf, len, arches[i].arch, nrs[j]) == SECCOMP_RET_KILL_PROCESS;
-        snprintf(desc, sizeof desc, "%s: a %s call kills the process (%s build)", label, arches[i].name,
+        snprintf(desc, sizeof desc, "%s: a call with AUDIT_ARCH %s kills the process (%s build)", label, arches[i].name,
                  rf_seccomp_arch_name());
         ok(all, desc);
     }
