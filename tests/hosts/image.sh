@@ -1,10 +1,17 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Sourced by tests/hosts/run: build (once, cached) the Debian 12 guest that
-# every host of the matrix boots. Root only: debootstrap and chroot need it.
+# Sourced by tests/hosts/run: build (once, cached) the Debian guests the
+# hosts of the matrix boot, one per suite and architecture (a host file sets
+# SUITE and ARCH; Debian 12 amd64 by default). Root only: debootstrap and
+# chroot need it.
 #
-#   image_dir        prints the cache directory of the current recipe,
-#                    building it first when missing; returns 3 when the
-#                    mirror cannot be reached and nothing is cached
+#   image_setup SUITE ARCH   choose the recipe (bookworm amd64's is the
+#                            one the matrix started with, its cache key
+#                            unchanged: CI keeps its cached image)
+#   image_name               debian12, debian13, debian11, debian13-arm64...
+#   image_dir                prints the cache directory of the current
+#                            recipe, building it first when missing; returns
+#                            3 when the mirror cannot be reached and nothing
+#                            is cached
 #
 # The cache holds, per recipe hash: root.img (ext4, made with mkfs.ext4 -d:
 # no loop mount, so it works in containers and CI without /dev/loop*),
@@ -13,7 +20,7 @@
 set -u
 
 RF_HOSTS_CACHE=${RF_HOSTS_CACHE:-/var/cache/ringfence-hosts}
-SUITE=bookworm
+SUITE=bookworm ARCH=amd64
 
 # What goes into the guest. ringfence is static but its runtime libraries
 # are the Debian package's dependencies, so a test of the .deb would find
@@ -67,24 +74,79 @@ sync
 systemctl poweroff -ff'
 
 recipe_key() {
-    { echo "$SUITE"; echo "$PACKAGES"; echo "$UNIT"; echo "$START"; declare -f build_rootfs make_image; } |
-        sha256sum | cut -c1-16
+    {
+        echo "$SUITE"; echo "$PACKAGES"; echo "$UNIT"; echo "$START"; declare -f build_rootfs make_image
+        # Debian 12 amd64's key is what it was before other suites came:
+        # the rest is hashed only for the recipes that use it.
+        if [ "$SUITE/$ARCH" != bookworm/amd64 ]; then
+            echo "$ARCH"; declare -f debootstrap configure_extra
+        fi
+    } | sha256sum | cut -c1-16
+}
+
+# Debian's release number of a suite, for the cache's and the hosts' names.
+suite_version() {
+    case $1 in bullseye) echo 11 ;; bookworm) echo 12 ;; trixie) echo 13 ;; *) echo "$1" ;; esac
+}
+image_name() {
+    echo "debian$(suite_version "$SUITE")${ARCH/#amd64/}" | sed 's/\([0-9]\)\([a-z]\)/\1-\2/'
+}
+
+# The recipe of SUITE on ARCH: the same guest, with that suite's kernel for
+# that architecture. Debian 13 ships AppArmor active by default (apparmor
+# is of priority standard there and in 12, but minbase leaves it out): it
+# is installed on 13, as users have it. On arm64 qemu's virt machine has
+# one UART, so the TAP stream goes out on a virtio serial port instead.
+BASE_PACKAGES=$PACKAGES BASE_START=$START
+image_setup() {
+    SUITE=$1 ARCH=$2
+    PACKAGES=$(echo "$BASE_PACKAGES" | sed "s/linux-image-amd64/linux-image-$ARCH/")
+    [ "$SUITE" = trixie ] && PACKAGES="$PACKAGES
+apparmor"
+    START=$BASE_START
+    [ "$ARCH" = amd64 ] || START=${START//\/dev\/ttyS1/\/dev\/virtio-ports\/rf.tap}
+    return 0
+}
+
+# debootstrap for another architecture than the machine's: qemu-user-static
+# runs its second stage (binfmt_misc). A function rather than a change to
+# build_rootfs, whose text is part of Debian 12's cache key.
+debootstrap() {
+    if [ "$ARCH" = "$(dpkg --print-architecture)" ]; then command debootstrap "$@"
+    else command debootstrap --arch="$ARCH" "$@"; fi
+}
+
+# What the other recipes change once build_rootfs is done (hashed with
+# them): on arm64 the TAP port's name comes from udev's rule for
+# /dev/virtio-ports, which needs virtio_console loaded before the unit runs.
+configure_extra() {
+    local dir=$1
+    if [ "$ARCH" != amd64 ]; then
+        echo virtio_console >"$dir/etc/modules-load.d/rf-hosts.conf"
+    fi
 }
 
 # The Debian mirror apt already uses (deb822 .sources or one-line .list),
-# so no host name is written down here.
+# so no host name is written down here: the one of SUITE, else the one of
+# any Debian suite apt knows (a mirror carries every suite and arch).
 apt_mirror() {
+    local want
+    want=$(apt_mirror_of "$SUITE" | head -1)
+    [ -n "$want" ] || want=$(apt_mirror_of '[a-z]+' | grep -v security | head -1)
+    echo "$want"
+}
+apt_mirror_of() {
     local f
     for f in /etc/apt/sources.list.d/*.sources; do
         [ -f "$f" ] || continue
-        awk -v s="$SUITE" 'BEGIN { RS = ""; FS = "\n" }
+        awk -v s="$1" 'BEGIN { RS = ""; FS = "\n" }
             $0 ~ "Suites:[^\n]*[ \t]" s "([ \t]|$|\n)" && $0 ~ "Types:[^\n]*deb([ \t]|$|\n)" {
                 for (i = 1; i <= NF; i++) if ($i ~ /^URIs:/) { split($i, u, /[ \t]+/); print u[2]; exit } }' "$f"
     done
     for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
         [ -f "$f" ] || continue
-        awk -v s="$SUITE" '$1 == "deb" && $0 !~ /security/ {
-                for (i = 2; i <= NF; i++) if ($i !~ /^\[/ && $i ~ /:\/\//) { if ($(i + 1) == s) print $i; break } }' "$f"
+        awk -v s="^$1$" '$1 == "deb" && $0 !~ /security/ {
+                for (i = 2; i <= NF; i++) if ($i !~ /^\[/ && $i ~ /:\/\//) { if ($(i + 1) ~ s) print $i; break } }' "$f"
     done
 }
 
@@ -134,12 +196,15 @@ make_image() {
 }
 
 image_dir() {
-    local key dest mirror tmp t0 rc=0
+    local key name dest mirror tmp t0 rc=0
     key=$(recipe_key)
-    dest=$RF_HOSTS_CACHE/debian12-$key
+    name=$(image_name)
+    dest=$RF_HOSTS_CACHE/$name-$key
     mkdir -p "$RF_HOSTS_CACHE"
-    # One builder at a time; a second caller waits and then reuses it.
-    exec 9>"$RF_HOSTS_CACHE/lock"
+    # One builder at a time per image; a second caller waits and then
+    # reuses it (Debian 12's lock keeps its old name: a CI run that only
+    # reads its cached image never waits for another suite's build).
+    if [ "$name" = debian12 ]; then exec 9>"$RF_HOSTS_CACHE/lock"; else exec 9>"$RF_HOSTS_CACHE/lock.$name"; fi
     flock 9
     if [ -f "$dest/done" ]; then
         log "image: cached $dest"; flock -u 9; echo "$dest"; return 0
@@ -155,13 +220,15 @@ image_dir() {
     log "image: building $dest from $mirror (debootstrap, a few minutes)"
     tmp=$RF_HOSTS_CACHE/build.$$
     rm -rf "$tmp" "$tmp.out" && mkdir -p "$tmp" "$tmp.out"
-    { build_rootfs "$tmp/root" "$mirror" && make_image "$tmp/root" "$tmp.out"; } >&2 || rc=$?
+    { build_rootfs "$tmp/root" "$mirror" && configure_extra "$tmp/root" &&
+        make_image "$tmp/root" "$tmp.out"; } >&2 || rc=$?
     rm -rf "$tmp"
     if [ $rc != 0 ]; then
         rm -rf "$tmp.out"; log "image: build failed"; flock -u 9; return 1
     fi
-    # Older recipes' images are of no further use.
-    rm -rf "$RF_HOSTS_CACHE"/debian12-*
+    # Older recipes' images of this suite and architecture are of no
+    # further use (16 hex digits: debian13-* is not debian13-arm64-*).
+    rm -rf "$RF_HOSTS_CACHE/$name-"????????????????
     touch "$tmp.out/done" && mv "$tmp.out" "$dest"
     log "image: built in $((SECONDS - t0)) s ($(du -sh "$dest/root.img" | cut -f1) image)"
     flock -u 9

@@ -21,10 +21,26 @@ expect_exit 0 "read the mount table inside" rf run -- cat /proc/self/mountinfo
 nosuid_missing=$(awk '$6 !~ /(^|,)nosuid(,|$)/ { print $5 }' <<<"$OUT")
 check "every mount inside is nosuid${nosuid_missing:+ (not: $nosuid_missing)}" test -z "$nosuid_missing" -a -n "$OUT"
 
-if is_root; then
+# A directory for a setuid copy: the scratch one unless its mount is nosuid
+# (Debian 13 mounts /tmp as a nosuid tmpfs, so the control below failed
+# there), else one in /var/tmp, else none.
+suid_dir() {
+    local d
+    for d in "$SCRATCH" /var/tmp; do
+        findmnt -no OPTIONS -T "$d" 2>/dev/null | tr , '\n' | grep -qx nosuid && continue
+        [ "$d" = "$SCRATCH" ] && { echo "$d"; return; }
+        d=$(mktemp -d /var/tmp/rf-suid.XXXXXX) && chmod 755 "$d" && echo "$d"
+        return
+    done
+}
+sdir=$(is_root && suid_dir)
+if is_root && [ -z "$sdir" ]; then
+    skip "control: the setuid-root copy gives euid 0 on the host" "$SCRATCH and /var/tmp are mounted nosuid"
+    skip "inside, euid stays the caller's" "no mount here lets a setuid copy work"
+elif is_root; then
     # A setuid-root copy of the probe: on the host it makes a nobody
     # process euid 0; inside it must leave euid alone.
-    suid="$SCRATCH/suid-probe"
+    suid="$sdir/suid-probe"
     cp "$PROBE" "$suid"
     chown 0:0 "$suid"
     chmod 4755 "$suid"
@@ -34,6 +50,7 @@ if is_root; then
     ids=$OUT
     check "inside, euid stays the caller's ($ids)" \
         test "$(sed -n 's/.*ruid=\([0-9]*\) euid=\([0-9]*\).*/\1 \2/p' <<<"$ids" | awk '{print ($1 == $2)}')" = 1
+    [ "$sdir" = "$SCRATCH" ] || rm -rf "$sdir"
 else
     skip "control: the setuid-root copy gives euid 0 on the host" "needs root to make one"
     skip "inside, euid stays the caller's" "needs root to make a setuid-root copy"

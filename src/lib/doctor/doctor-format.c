@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The doctor report as JSON (docs/doctor.md has the fields) and as text. */
 #include "doctor/doctor.h"
+#include "backend/native/floor.h"
+#include "seccomp/seccomp.h"
 #include "util/cleanup.h"
 
 #include <jansson.h>
@@ -98,6 +100,18 @@ static json_t *cgroup_json(const rf_doctor_report *r)
                      "systemd_scope", str_or_null(r->cgroup.systemd_scope));
 }
 
+/* Why the native backend refuses this kernel (backend/native/floor.h), or
+ * NULL: asked here, as the refusal itself words it, so doctor and run agree. */
+static char *kernel_floor(void)
+{
+    rf_error *err = NULL;
+    char *why = NULL;
+    if (rf_native_floor_check(&err) < 0 && asprintf(&why, "%s", rf_error_message(err)) < 0)
+        why = NULL;
+    rf_error_free(err);
+    return why;
+}
+
 static json_t *report_json(const rf_doctor_report *r)
 {
     json_t *backends = json_object();
@@ -120,8 +134,13 @@ static json_t *report_json(const rf_doctor_report *r)
                      seccomp_json(r), "cgroup", cgroup_json(r), "tools", tools, "backends", backends,
                      "default_backend", "native", "auto_backend", str_or_null(r->auto_backend), "ok",
                      r->backends[0].usable);
-    if (j)
+    if (j) {
         json_object_set_new(j, "native_start", start_json(r));
+        json_object_set_new(j, "architecture", json_pack("{s:s, s:s}", "build", rf_seccomp_arch_name(),
+                                                         "killed_abis", rf_seccomp_foreign_abis()));
+        _cleanup_free_ char *floor = kernel_floor();
+        json_object_set_new(json_object_get(j, "kernel"), "below_native_floor", str_or_null(floor));
+    }
     return j;
 }
 
@@ -155,6 +174,11 @@ static const char *own_suffix(const rf_doctor_report *r)
 static void text_host(FILE *f, const rf_doctor_report *r)
 {
     line(f, "kernel", "%s (%s)", r->kernel_release, r->machine);
+    line(f, "architecture", "%s build; seccomp kills other ABIs' calls (%s)", rf_seccomp_arch_name(),
+         rf_seccomp_foreign_abis());
+    _cleanup_free_ char *floor = kernel_floor();
+    if (floor)
+        line(f, "", "- %s", floor);
     if (r->userns.reached == RF_DOCTOR_USERNS_OK)
         line(f, "user namespaces", "yes (probed as uid %u: namespaces, mounts, /proc)", (unsigned)r->uid);
     else {

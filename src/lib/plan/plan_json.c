@@ -7,6 +7,8 @@
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
 #include "limits/cgroup.h"
+#include "seccomp/seccomp.h"
+#include "backend/native/floor.h"
 
 #include <jansson.h>
 #include <sched.h>
@@ -135,9 +137,15 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     static const char *const seccomp[] = { "default", "strict", "off" };
     json_t *o = json_object();
     bool native = plan->backend == RF_BACKEND_NATIVE;
+    /* The seccomp filter and the syscall table are this build's. */
+    json_object_set_new(o, "architecture", json_string(rf_seccomp_arch_name()));
     json_object_set_new(o, "backend", json_string(rf_backend_name(plan->backend)));
     json_object_set_new(o, "backend_reason", plan->backend_reason ? json_string(plan->backend_reason) : json_null());
     json_object_set_new(o, "cannot", strv_json(plan->cannot));
+    rf_error *floor = NULL;
+    if (native && rf_native_floor_check(&floor) < 0) /* run would refuse: say why here too */
+        json_array_append_new(json_object_get(o, "cannot"), json_string(rf_error_message(floor)));
+    rf_error_free(floor);
     json_object_set_new(o, "weakenings", strv_json(plan->weakenings));
     json_object_set_new(o, "namespaces", namespaces_json(plan));
     json_object_set_new(o, "network", json_string(rf_net_mode_name(plan->network)));

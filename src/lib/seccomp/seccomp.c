@@ -305,6 +305,55 @@ int rf_seccomp_apply(const rf_seccomp_request *req, rf_error **err)
     return rf_seccomp_apply_bpf(bpf, len, err);
 }
 
+const char *rf_seccomp_arch_name(void)
+{
+#if defined(__x86_64__) && defined(__ILP32__)
+    return "x32";
+#elif defined(__x86_64__)
+    return "x86_64";
+#elif defined(__aarch64__)
+    return "aarch64";
+#elif defined(__i386__)
+    return "i686";
+#elif defined(__arm__)
+    return "arm";
+#elif defined(__riscv) && __riscv_xlen == 64
+    return "riscv64";
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return "ppc64le";
+#elif defined(__s390x__)
+    return "s390x";
+#else
+    return "unknown";
+#endif
+}
+
+const char *rf_seccomp_foreign_abis(void)
+{
+    /* The compat entries a 64-bit kernel keeps for 32-bit programs: their
+     * calls carry another AUDIT_ARCH (or, for x32, the x32 bit), which
+     * SCMP_FLTATR_ACT_BADARCH answers with a kill. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+    return "i386, x32";
+#elif defined(__aarch64__)
+    return "arm (AArch32)";
+#elif defined(__powerpc64__)
+    return "ppc (32-bit)";
+#elif defined(__s390x__)
+    return "s390 (31-bit)";
+#else
+    return "none";
+#endif
+}
+
+static int push_foreign(char ***v)
+{
+    char *line = NULL;
+    if (asprintf(&line, "other architectures' syscalls (%s): killed", rf_seccomp_foreign_abis()) < 0)
+        return -1;
+    return rf_strv_push_take(v, line);
+}
+
 static int push_line(char ***v, const char *name, const char *cond, int errnum)
 {
     char *line = NULL;
@@ -330,7 +379,7 @@ int rf_seccomp_describe(const rf_seccomp_request *req, char ***ret, rf_error **e
     if (r == 0 && req->deny_inet)
         r = push_line(&v, "socket", " (family AF_INET, AF_INET6)", EAFNOSUPPORT);
     if (r == 0 && (req->profile != RF_SECCOMP_OFF || has_names(req->deny) || req->deny_inet))
-        r = rf_strv_push(&v, "other architectures' syscalls (i386, x32): killed");
+        r = push_foreign(&v);
     if (r < 0) {
         rf_strv_free(v);
         return rf_error_set(err, ENOMEM, "seccomp: describe");

@@ -65,6 +65,13 @@ int rf_seccomp_check_names(char *const *names, const char *setting, rf_error **e
 #include <jansson.h>
 json_t *rf_seccomp_to_oci(const rf_seccomp_request *req);
 
+/* The architecture this build's filter is written for ("x86_64",
+ * "aarch64", ...: uname -m's names), and the other ABIs a kernel of that
+ * architecture also takes calls from, which the filter kills ("i386, x32";
+ * "arm (AArch32)"; "none" when there is no other). For plan and doctor. */
+const char *rf_seccomp_arch_name(void);
+const char *rf_seccomp_foreign_abis(void);
+
 /* "default", "strict", "off"; and back (-1 if unknown). */
 const char *rf_seccomp_profile_name(rf_seccomp_profile profile);
 int rf_seccomp_profile_from_name(const char *name);

@@ -2,6 +2,7 @@
 /* The caller's half of the native backend: prepare what the child needs,
  * clone3 into the namespaces, write the id maps, say "go". */
 #include "backend/backend.h"
+#include "backend/native/floor.h"
 #include "backend/native/report.h"
 #include "backend/native/sandbox.h"
 #include "observe/observe.h"
@@ -137,6 +138,9 @@ static int prepare_pty(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_
 
 rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tty_sink *sink, rf_error **err)
 {
+    /* Below the kernel floor, refuse before anything is made (floor.h). */
+    if (rf_native_floor_check(err) < 0)
+        return NULL;
     rf_backend_start start;
     if (rf_backend_start_prepare(plan, &start, err) < 0)
         return NULL;
