@@ -7,6 +7,7 @@
 #include "audit/audit.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/strv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,14 +20,6 @@ static json_t *paths_json(char *const *v, size_t max)
     return a;
 }
 
-static size_t count(char *const *v)
-{
-    size_t n = 0;
-    while (v && v[n])
-        n++;
-    return n;
-}
-
 int rf_audit_session(const char *instance_root, const char *event, const char *session, const char *workspace,
                      const rf_apply_report *r, rf_error **err)
 {
@@ -35,9 +28,9 @@ int rf_audit_session(const char *instance_root, const char *event, const char *s
         return rf_error_set(err, ENOMEM, "audit");
     /* At most 100 paths a record: the counts say how many there were. */
     json_t *f = r ? json_pack("{s:s, s:s*, s:I, s:o, s:I, s:I, s:I}", "session", session, "workspace", workspace,
-                              "applied", (json_int_t)count(r->applied), "paths", paths_json(r->applied, 100),
-                              "conflicts", (json_int_t)count(r->conflicts), "refused",
-                              (json_int_t)count(r->refused), "failed", (json_int_t)count(r->failed))
+                              "applied", (json_int_t)rf_strv_len(r->applied), "paths", paths_json(r->applied, 100),
+                              "conflicts", (json_int_t)rf_strv_len(r->conflicts), "refused",
+                              (json_int_t)rf_strv_len(r->refused), "failed", (json_int_t)rf_strv_len(r->failed))
                   : json_pack("{s:s, s:s*}", "session", session, "workspace", workspace);
     if (!f)
         return rf_error_set(err, ENOMEM, "audit");
