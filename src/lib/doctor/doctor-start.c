@@ -9,7 +9,6 @@
 #include "doctor/doctor.h"
 #include "util/cleanup.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,23 +66,25 @@ void rf_doctor_probe_start(rf_doctor_report *r)
     _cleanup_free_ char *cwd = getcwd(NULL, 0);
     rf_policy *policy = cwd ? policy_for(cwd, NULL) : NULL;
     char tmp[4096] = "";
+    bool made = false; /* tmp is a directory of ours, removed at the end */
     if (!policy) { /* the current directory is no workspace (home, /, ...) */
         const char *base = getenv("TMPDIR");
         snprintf(tmp, sizeof tmp, "%s/rf-doctor-XXXXXX", base && *base == '/' ? base : "/tmp");
         rf_error *err = NULL;
-        if (!mkdtemp(tmp) || !(policy = policy_for(tmp, &err))) {
+        made = mkdtemp(tmp) != NULL;
+        if (!made || !(policy = policy_for(tmp, &err))) {
             snprintf(r->start.error, sizeof r->start.error, "%s",
                      err ? rf_error_message(err) : "cannot make a workspace to try");
             rf_error_free(err);
-            if (*tmp && rmdir(tmp) < 0 && errno != ENOENT)
-                *tmp = '\0';
+            if (made)
+                (void)rmdir(tmp);
             return;
         }
     }
-    snprintf(r->start.workspace, sizeof r->start.workspace, "%s", *tmp ? tmp : cwd);
+    snprintf(r->start.workspace, sizeof r->start.workspace, "%s", made ? tmp : cwd);
     r->start.tried = true;
     try_start(r, policy);
     rf_policy_free(policy);
-    if (*tmp)
+    if (made)
         (void)rmdir(tmp);
 }
