@@ -25,7 +25,7 @@ cp "$rf" "$S/ringfence"
 for lib in "$(dirname "$rf")/libringfence.so.0" "$src/build/libringfence.so.0"; do
     [ -f "$lib" ] && cp -L "$lib" "$S/libringfence.so.0" && break
 done
-cp -r "$src/examples" "$src/python" "$S/" 2>/dev/null
+cp -r "$src/examples" "$src/python" "$src/node" "$S/" 2>/dev/null
 mkdir -p "$S/tests" && cp -r "$here" "$S/tests/ecosystem"
 chmod -R a+rX "$S"
 
