@@ -89,6 +89,7 @@ if is_root; then
     wait "$pub_pid" 2>/dev/null
     rm -f "$WS/hello"
     check "  ... and the run ends, leaving no directory" no_dirs
+    no_dirs || diag "left: $(find $(left_dirs) 2>/dev/null | head -10; grep ringfence /proc/self/mountinfo | head -3)"
 else
     expect_exit 125 "network: allowlist is refused for rootless podman" \
         rf plan "${RF_OPTS[@]}" --allow-domain example.com -- /bin/true

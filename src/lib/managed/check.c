@@ -91,14 +91,15 @@ static int domains_rule(checker *c)
     size_t i, j;
     json_t *d, *pat;
     json_array_foreach(asked, i, d) {
+        const char *dom = json_string_value(d);
         bool ok = false;
         json_array_foreach(allowed, j, pat)
-            ok = ok || (json_is_string(pat) && domain_covers(json_string_value(pat), json_string_value(d)));
+            ok = ok || (dom && json_is_string(pat) && domain_covers(json_string_value(pat), dom));
         if (!ok) {
             char setting[64];
             snprintf(setting, sizeof setting, "network.allow_domains[%zu]", i);
             _cleanup_free_ char *list = json_dumps(allowed, JSON_COMPACT);
-            return beyond(c, setting, "%s (the boundary allows at most: %s)", json_string_value(d), list ? list : "");
+            return beyond(c, setting, "%s (the boundary allows at most: %s)", dom ? dom : "?", list ? list : "");
         }
     }
     return 0;
@@ -118,8 +119,9 @@ static int ports_rule(checker *c)
                                                json_integer_value(a) == atoll(json_string_value(port)));
         if (!ok) {
             _cleanup_free_ char *list = json_dumps(allowed, JSON_COMPACT);
+            _cleanup_free_ char *asked = json_dumps(port, JSON_COMPACT | JSON_ENCODE_ANY);
             return beyond(c, "network.allow_ports", "port %s (the boundary allows at most: %s)",
-                          json_string_value(port), list ? list : "");
+                          json_is_string(port) ? json_string_value(port) : asked ? asked : "?", list ? list : "");
         }
     }
     return 0;

@@ -337,6 +337,12 @@ static __attribute__((noreturn)) void supervisor(const struct rf_container_plan 
             ;
     }
     rf_container_dir_remove(c->dir);
+    if (access(c->dir, F_OK) == 0) {
+        /* podman run --rm can return while its cleanup still holds the
+         * root; rm -f waits for that cleanup, then the removal holds. */
+        remove_container(c);
+        rf_container_dir_remove(c->dir);
+    }
     report(&s, st);
     _exit(0);
 }
