@@ -81,6 +81,13 @@ row "unmask=ALL CAP_SYS_ADMIN, root, workspace on the overlayfs root" refused "o
 row "unmask=ALL CAP_SYS_ADMIN, root, workspace on a volume" runs "" --security-opt unmask=ALL \
     --cap-add SYS_ADMIN,NET_ADMIN -v "$SCRATCH/vol:/vol" -e WSDIR=/vol
 row "--privileged, root, workspace on a volume" runs "" --privileged -v "$SCRATCH/vol:/vol" -e WSDIR=/vol
+# Host root with CAP_SYS_ADMIN mounts a fresh /proc over the masked one:
+# native runs, and doctor's text says so beside the failed userns probe.
+row "CAP_SYS_ADMIN, masked /proc, root, workspace on a volume" runs "" \
+    --cap-add SYS_ADMIN,NET_ADMIN -v "$SCRATCH/vol:/vol" -e WSDIR=/vol
+doc=$(ctr --cap-add SYS_ADMIN,NET_ADMIN -v "$SCRATCH/vol:/vol" -- 'cd /vol && "$RF" doctor' 2>&1)
+contains "CAP_SYS_ADMIN, masked /proc: doctor says native starts all the same" "$doc" "native backend starts here all the same"
+lacks "  ... and lists no failed start-up probe under a usable backend" "$doc" "the start-up probe failed"
 row "--cap-drop=all, root" refused "lacks CAP_SYS_ADMIN" --security-opt unmask=ALL --cap-drop=all
 
 # The weaker mode accepted by name, where the kernel lets it: it runs, says

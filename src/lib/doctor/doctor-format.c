@@ -186,6 +186,9 @@ static void text_host(FILE *f, const rf_doctor_report *r)
              strerror(r->userns.errnum));
         for (size_t i = 0; r->userns.reasons && r->userns.reasons[i]; i++)
             line(f, "", "- %s", r->userns.reasons[i]);
+        if (r->start.tried && r->start.ok)
+            line(f, "", "- the native backend starts here all the same (as uid %u: see backend native)",
+                 (unsigned)r->uid);
     }
     if (r->landlock_abi >= 1)
         line(f, "landlock", "yes, ABI %d", r->landlock_abi);

@@ -123,12 +123,16 @@ static bool overlay_possible(void)
 
 static void judge_native(judge *j, const rf_doctor_report *r)
 {
-    bool ns = r->userns.reached == RF_DOCTOR_USERNS_OK;
-    /* The verdict is run's own: a real start (doctor-start.c). */
+    /* The verdict is run's own: a real start (doctor-start.c). It also
+     * overrides the probes of single steps: a root caller with
+     * CAP_SYS_ADMIN starts where an unprivileged user namespace cannot
+     * mount /proc (a container's masked paths). */
+    bool started = r->start.tried && r->start.ok;
+    bool ns = r->userns.reached == RF_DOCTOR_USERNS_OK || started;
     j->b->usable = r->start.tried ? r->start.ok : r->native_probe_ok;
     give(j, ns, "user, mount, pid, network, ipc, uts and cgroup namespaces",
          "namespaces: user namespaces are not usable here (see user_namespaces)");
-    if (!r->native_probe_ok && r->native_probe[0]) {
+    if (!started && !r->native_probe_ok && r->native_probe[0]) {
         char buf[300];
         snprintf(buf, sizeof buf, "the start-up probe failed: %s", r->native_probe);
         give(j, false, NULL, buf);
