@@ -94,13 +94,35 @@ mkdir -p "$SCRATCH/ctrl" && dpkg -e "$P/ringfence_0.1.0_$arch.deb" "$SCRATCH/ctr
 contains "postinst loads it where AppArmor is active" "$(cat "$SCRATCH/ctrl/postinst" 2>/dev/null)" \
     "apparmor_parser"
 # Debian 12's parser (AppArmor 3.0) knows neither abi 4.0 nor userns; 4.0's
-# (Debian 13, Ubuntu 24.04) parses it without loading anything (-Q).
-if ! command -v apparmor_parser >/dev/null; then
-    skip "the profile parses" "apparmor_parser is not installed"
-elif ! apparmor_parser --version 2>/dev/null | grep -qE 'version [4-9]'; then
-    skip "the profile parses" "$(apparmor_parser --version 2>/dev/null | head -1) predates the userns rule (AppArmor 4)"
-else
+# (Debian 13, Ubuntu 24.04) parses it without loading anything (-Q). Where
+# the installed one is older, Debian 13's is fetched from Debian's archive
+# with the C library it needs and run through that library's loader.
+aa4_fetch() { # DIR: unpack Debian 13's apparmor and libc6 into DIR/root
+    local dir=$1 mirror=http://deb.debian.org/debian arch pkg f
+    arch=$(dpkg --print-architecture)
+    mkdir -p "$dir/root" &&
+        curl -fsS -m 60 -o "$dir/Packages.xz" "$mirror/dists/trixie/main/binary-$arch/Packages.xz" || return 1
+    for pkg in apparmor libc6; do
+        f=$(xz -dc "$dir/Packages.xz" | awk -v p="Package: $pkg" '$0 == p {f = 1} f && /^Filename:/ {print $2; exit}')
+        [ -n "$f" ] && curl -fsS -m 120 -o "$dir/$pkg.deb" "$mirror/$f" && dpkg-deb -x "$dir/$pkg.deb" "$dir/root" ||
+            return 1
+    done
+}
+aa4_parser() { # PROFILE: parse it with Debian 13's parser from $SCRATCH/aa4
+    local r=$SCRATCH/aa4/root multiarch ld
+    multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
+    ld=$(find "$r/usr/lib/$multiarch" -maxdepth 1 -name 'ld-linux*.so*' | head -1)
+    "$ld" --library-path "$r/usr/lib/$multiarch" "$r/usr/sbin/apparmor_parser" -Q -K \
+        --base "$r/etc/apparmor.d" --config-file /dev/null "$1"
+}
+if command -v apparmor_parser >/dev/null && apparmor_parser --version 2>/dev/null | grep -qE 'version [4-9]'; then
     expect_exit 0 "the profile parses (apparmor_parser -Q)" apparmor_parser -Q -K "$profile"
+elif ! aa4_fetch "$SCRATCH/aa4" >"$SCRATCH/aa4.log" 2>&1; then
+    skip "the profile parses" "the installed parser predates the userns rule (AppArmor 4), and Debian 13's could not be fetched: $(tail -1 "$SCRATCH/aa4.log")"
+else
+    expect_exit 0 "the profile parses (Debian 13's apparmor_parser -Q)" aa4_parser "$profile"
+    sed 's/^  userns,/  userns bogus_word,/' "$profile" >"$SCRATCH/bad-profile"
+    expect_exit 1 "  ... control: a broken rule in it does not" aa4_parser "$SCRATCH/bad-profile"
 fi
 
 # The packaged binary, from the unpacked tree.
