@@ -6,7 +6,7 @@
 #include "options.h"
 
 #include "audit/audit.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 
 #include <getopt.h>
 #include <jansson.h>

@@ -3,7 +3,7 @@
  * `--backend auto`, the instance directories every backend creates, and
  * the entry points rf_spawn() dispatches to. */
 #pragma once
-#include "plan/plan.h"
+#include "model/plan.h"
 
 #include <stdbool.h>
 #include <stddef.h>

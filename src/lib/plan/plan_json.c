@@ -2,7 +2,7 @@
 /* The plan as JSON: what `ringfence plan` prints and what debug logging
  * shows before every start ("linux isolation mount plan", seed 000). */
 #include "backend/container/container.h"
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "landlock/landlock.h"
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
@@ -27,12 +27,6 @@ static const char *mount_type_name(rf_mount_type t)
     case RF_MOUNT_MASK_FILE: return "file-mask";
     }
     return "?";
-}
-
-const char *rf_backend_name(rf_backend_kind b)
-{
-    static const char *const names[] = { "native", "landlock", "auto", "bwrap", "firejail", "container", "none" };
-    return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "?";
 }
 
 static json_t *strv_json(char *const *v)

@@ -24,7 +24,7 @@
 #include "pool/pool.h"
 #include "pool/sock.h"
 #include "pool/wire.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "backend/native/report.h"
 #include "proc/proc.h"
 #include "tty/tty.h"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The resolved policy: built-in defaults, freeing, and the JSON view that
  * `ringfence config` prints (the schema's keys, with resolved values). */
-#include "policy/policy.h"
+#include "model/policy.h"
+#include "model/protected.h"
 #include "util/strv.h"
 
 #include <jansson.h>
