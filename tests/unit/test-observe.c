@@ -5,7 +5,7 @@
  * written, secrets flagged, PATH kept when it names an exposed directory. */
 #include "tap.h"
 #include "observe/observe.h"
-#include "observe/suggest.h"
+#include "learn/suggest.h"
 
 #include <jansson.h>
 #include <limits.h>
