@@ -25,7 +25,7 @@
 #include "pool/sock.h"
 #include "pool/wire.h"
 #include "model/policy.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
 #include "util/clock.h"

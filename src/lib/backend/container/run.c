@@ -26,7 +26,7 @@
  * to hand out sockets for --publish, and dies with the supervisor. */
 #include "backend/container/container.h"
 #include "backend/backend.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "backend/native/sandbox.h"
 #include "export/export.h"
 #include "proc/proc.h"
