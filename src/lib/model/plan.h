@@ -44,7 +44,7 @@ typedef struct rf_mount {
     bool idmap;      /* root caller: host-root files appear as the sandbox user's */
     bool source_dir; /* BIND: the source is a directory; placeholder: make a directory */
     bool placeholder; /* RO_SELF of an absent protected path: made empty on the
-                         host before the start, removed after (backend/placeholder.c) */
+                         host before the start, removed after (proc/placeholder.c) */
     unsigned mode;   /* TMPFS: permission bits of the root directory */
     char *overlay;   /* BIND of the workspace with changes: overlay: the session's
                         directory (upper/, work/); the bind is the read-only lower

@@ -2,7 +2,7 @@
 /* The thin runner of the container backend. ringfence starts a supervisor
  * (its own session, like the landlock backend's init) that runs
  * `podman run --rm --name NAME ...` and speaks the native report protocol
- * (backend/native/report.h), so rf_proc waits, times out and kills it like
+ * (channel/report.h), so rf_proc waits, times out and kills it like
  * any other backend:
  *
  *   TERMINATE (timeout, first step)  `podman kill --signal=15 NAME`
