@@ -44,9 +44,14 @@ contains "...naming the call" "$OUT" "src/cli/run.c: calls rf_cli_learn, the sub
 contains "...and the function another file could call" "$OUT" "src/cli/run.c: a subcommand's file defines rf_cli_helper"
 
 copy
-sed -i '/^[[:space:]]*#include "backend\/windows\/winapi.h"/d' "$SCRATCH/tree/src/lib/config/read-windows.c"
-expect_exit 1 "control: a debt paid off but still listed fails" bash "$check_layers" "$SCRATCH/tree"
+sed -i 's|^```layer-debts$|&\nconfig/config.c plan/build.h|' "$SCRATCH/tree/src/lib/README.md"
+expect_exit 1 "control: a debt paid off (or never owed) but still listed fails" bash "$check_layers" "$SCRATCH/tree"
 contains "...asking to remove it" "$OUT" "debt no longer owed"
+
+copy
+sed -i '0,/^#include "/s||#include "plan/build.h"\n#include "|' "$SCRATCH/tree/src/lib/backend/native/spawn.c"
+sed -i 's|^```layer-debts$|&\nbackend/native/spawn.c plan/build.h|' "$SCRATCH/tree/src/lib/README.md"
+expect_exit 0 "...while a wrong-way include listed as a debt is let through" bash "$check_layers" "$SCRATCH/tree"
 
 copy
 mkdir "$SCRATCH/tree/src/lib/newstage" && echo '#include "model/plan.h"' >"$SCRATCH/tree/src/lib/newstage/x.c"
