@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The library's floors (src/lib/README.md) hold: scripts/check-layers passes
 # on this tree, and fails on copies of it into which a wrong-way include, a
-# subcommand calling another, a paid-off debt or a folder without a floor
-# was fabricated (the controls: the check is not vacuous).
+# function declared below and defined above, a subcommand calling another,
+# a paid-off debt, a folder without a floor or a file over 800 lines was
+# fabricated (the controls: the check is not vacuous).
 . "$(dirname "$0")/../lib.sh"
 
 src=${RF_SOURCE_DIR:-}
@@ -36,6 +37,12 @@ contains "...naming the floors" "$OUT" "model/plan.h: includes policy/resolve.h:
 copy
 echo '#include "plan/build.h"' >>"$SCRATCH/tree/src/lib/policy/checks.h"
 expect_exit 1 "control: a sibling on the same floor (policy/ -> plan/) fails" bash "$check_layers" "$SCRATCH/tree"
+
+copy
+echo 'const char *const *rf_plan_landlock_cannot(size_t *n);' >>"$SCRATCH/tree/src/lib/model/plan.h"
+expect_exit 1 "control: the model declaring a function the planner defines (a call no include shows) fails" \
+    bash "$check_layers" "$SCRATCH/tree"
+contains "...naming both folders" "$OUT" "rf_plan_landlock_cannot: declared in a header of model/, defined in plan/"
 
 copy
 printf 'int rf_cli_helper(void);\nint rf_cli_helper(void)\n{\n    return rf_cli_learn(0, 0);\n}\n' >>"$SCRATCH/tree/src/cli/run.c"
