@@ -5,6 +5,7 @@
  * mapping and the time parser; a line that passes the hash check must
  * really end in its own hash. */
 #include "audit/audit.h"
+#include "split.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,11 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *line = malloc(size + 1);
+    char *line = rf_fuzz_split(data, size, NULL); /* the line: up to a NUL */
     if (!line)
         return 0;
-    memcpy(line, data, size);
-    line[size] = '\0';
     size_t len = strlen(line);
     if (rf_audit_line_ok(line, len) && (len < 77 || line[len - 1] != '}'))
         abort();

@@ -2,7 +2,7 @@
 /* Fuzz the config loader: JSON or YAML text (chosen by the first byte),
  * every format reader (detected by content), then merge and resolve. */
 #include "config/config.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/error.h"
 
 #include <stdint.h>

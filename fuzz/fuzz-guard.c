@@ -10,7 +10,7 @@
  * (deny patterns on/off x restrict_to_workspace on/off); with 0x80 the
  * first line after the flags is a custom deny pattern (and with 0x40 also
  * an allow pattern), which exercises compile errors and match limits. */
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "ringfence.h"
 
 #include <stdint.h>

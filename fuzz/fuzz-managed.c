@@ -4,6 +4,7 @@
  * policy). The check must end with an answer, and "beyond" must always
  * name a setting. */
 #include "managed/managed.h"
+#include "split.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,12 +14,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *buf = malloc(size + 2);
+    const char *policy;
+    char *buf = rf_fuzz_split(data, size, &policy);
     if (!buf)
         return 0;
-    memcpy(buf, data, size);
-    buf[size] = buf[size + 1] = '\0';
-    json_t *b = json_loads(buf, 0, NULL), *p = json_loads(buf + strlen(buf) + 1, 0, NULL);
+    json_t *b = json_loads(buf, 0, NULL), *p = json_loads(policy, 0, NULL);
     rf_managed_excess x;
     int r = b && p ? rf_managed_check(b, p, &x) : 0;
     if (r == 1 && !x.setting[0])

@@ -4,7 +4,7 @@
  * normalisation, grouping and flagging of one path, or the suggestion
  * builder on arbitrary observation JSON. */
 #include "observe/observe.h"
-#include "observe/suggest.h"
+#include "learn/suggest.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -4,6 +4,7 @@
  * server's key, a NUL, the request's. Checks that the text always ends
  * within the buffer and is empty exactly when nothing is named. */
 #include "pool/keydiff.h"
+#include "split.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,12 +14,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *buf = malloc(size + 2);
+    const char *theirs;
+    char *buf = rf_fuzz_split(data, size, &theirs);
     if (!buf)
         return 0;
-    memcpy(buf, data, size);
-    buf[size] = buf[size + 1] = '\0';
-    const char *ours = buf, *theirs = buf + strlen(buf) + 1;
+    const char *ours = buf;
     char out[64];
     memset(out, 'x', sizeof out);
     size_t named = rf_pool_key_diff(ours, theirs, out, sizeof out);

@@ -6,7 +6,8 @@
 #include "options.h"
 
 #include "audit/audit.h"
-#include "policy/policy.h"
+#include "model/policy.h"
+#include "util/strv.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -408,14 +409,6 @@ static json_t *paths_json(char *const *paths)
     return a;
 }
 
-static size_t count(char *const *v)
-{
-    size_t n = 0;
-    while (v && v[n])
-        n++;
-    return n;
-}
-
 /* On the trail (docs/audit.md): a failure to record is said, not fatal:
  * the workspace has already changed. */
 static void record(const char *root, const char *event, rf_session *s, const rf_apply_report *r)
@@ -447,7 +440,7 @@ static int cmd_apply(const char *root, bool audit, rf_session *s, const changes_
         print_list(stderr, "conflict", r.conflicts, " (changed in the workspace since the session began; kept)");
         print_list(stderr, "refused", r.refused, " (a fifo, socket or device node, or not made by ringfence)");
         print_list(stderr, "failed", r.failed, " (could not be written; the workspace's file is as it was)");
-        printf("%zu change%s applied to %s\n", count(r.applied), count(r.applied) == 1 ? "" : "s",
+        printf("%zu change%s applied to %s\n", rf_strv_len(r.applied), rf_strv_len(r.applied) == 1 ? "" : "s",
                rf_session_workspace(s));
         if (r.conflicts)
             fprintf(stderr, "hint: review them with 'ringfence changes diff %s', then 'ringfence changes apply %s "

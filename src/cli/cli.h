@@ -48,17 +48,18 @@ int rf_cli_report(const rf_error *err);
 int rf_cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 struct rf_cli_opts;
-/* serve.c: run argv through the pool at o->via; returns the exit code. */
+/* runner.c (what run, learn, exec and run --via share): run argv
+ * through the pool at o->via; returns the exit code. */
 int rf_cli_run_via(struct rf_cli_opts *o, char **argv);
-/* run.c: --pty, --no-pty or neither, and whether stdin is a terminal in
+/* runner.c: --pty, --no-pty or neither, and whether stdin is a terminal in
  * the foreground: the command's stdio (io filled and returned), or NULL
  * for ours as it is. native: the backend can make a pty (a pool's can). */
 const rf_stdio *rf_cli_choose_stdio(const struct rf_cli_opts *o, bool native, rf_stdio *io);
 /* --status-json's way of writing a file: beside it, fsync'd, renamed
  * over it (a fifo or device written in place). -1 with errno. */
 int rf_cli_write_atomic(const char *path, const char *text, size_t len);
-/* learn.c: after an observed run (learn, --explain-denials), the report;
+/* observed.c: after an observed run (learn, --explain-denials), the report;
  * -1 when learn --write failed (printed). */
 int rf_cli_observed(const struct rf_cli_opts *o, const rf_plan *plan, rf_proc *proc, const rf_status *st);
-/* Start the plan, forward signals, wait, report; returns the exit code. */
+/* runner.c: start the plan, forward signals, wait, report; returns the exit code. */
 int rf_cli_execute(const struct rf_cli_opts *o, const rf_plan *plan);

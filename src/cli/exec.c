@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "audit/run.h"
 #include "guard/guard.h"
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "options.h"
 
 #include <stdio.h>

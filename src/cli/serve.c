@@ -189,32 +189,3 @@ out:
     rf_cli_opts_clear(&o);
     return code;
 }
-
-/* run --via: the same options as the server's make the same policy key. */
-int rf_cli_run_via(rf_cli_opts *o, char **argv)
-{
-    int code;
-    rf_policy *policy = rf_cli_policy(o, &code);
-    if (!policy)
-        return code;
-    char *key = rf_policy_key(policy);
-    rf_policy_free(policy);
-    char cwd[4096];
-    rf_status st;
-    rf_error *err = NULL;
-    /* A pool's sandbox is always the native backend's: it can make a pty. */
-    rf_stdio io = RF_STDIO_INHERIT;
-    const rf_stdio *stdio = rf_cli_choose_stdio(o, true, &io);
-    if (!key || rf_pool_client_run_stdio(o->via, key, argv, getcwd(cwd, sizeof cwd) ? cwd : "", stdio, &st,
-                                         &err) < 0) {
-        code = err ? rf_cli_report(err) : RF_EXIT_FAILURE;
-        rf_error_free(err);
-    } else {
-        if (st.setup_error)
-            fprintf(stderr, "ringfence: %s\n", st.setup_error);
-        code = st.exit_code;
-        rf_status_clear(&st);
-    }
-    free(key);
-    return code;
-}

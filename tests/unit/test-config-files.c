@@ -4,7 +4,7 @@
  * stack's order, RINGFENCE_* variables and the workspace tightening rule. */
 #include "tap.h"
 #include "config/config.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/error.h"
 #include "util/strv.h"
 

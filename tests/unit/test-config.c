@@ -2,7 +2,7 @@
 /* Merge rules, variables and validation of the config → policy stage. */
 #include "tap.h"
 #include "config/config.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/error.h"
 #include "util/strv.h"
 

@@ -5,6 +5,7 @@
  * The plan is built by hand, so the output depends on nothing on the host.
  * RF_UPDATE_GOLDEN=1 rewrites the golden files (review the diff). */
 #include "tap.h"
+#include "plan/build.h"
 #include "backend/container/container.h"
 #include "util/error.h"
 #include "util/strv.h"

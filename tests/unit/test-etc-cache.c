@@ -5,6 +5,7 @@
  * made from a file others may not read; never used when others may write
  * it, when the sandbox could see it, or when /etc itself is a mount. */
 #include "tap.h"
+#include "plan/build.h"
 #include "backend/native/sandbox.h"
 #include "util/error.h"
 

@@ -3,7 +3,7 @@
  * symlink escapes, symlinks that stay inside), allow_* patterns, protected
  * paths, and each verb's behaviour and errors. */
 #include "fs-helpers.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/strv.h"
 
 #include <sys/types.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The observer's pure parts: path normalisation, what the sandbox shows at
  * a path (observe/classify.c, against a plan's mounts built here), and the
- * rules learn suggests (observe/suggest.c): grouping, read-write only where
+ * rules learn suggests (learn/suggest.c): grouping, read-write only where
  * written, secrets flagged, PATH kept when it names an exposed directory. */
 #include "tap.h"
 #include "observe/observe.h"
-#include "observe/suggest.h"
+#include "learn/suggest.h"
 
 #include <jansson.h>
 #include <limits.h>

@@ -3,7 +3,7 @@
  * their words are the shell's. Checked against the real shells of this
  * machine: every word /bin/sh or bash runs itself must be refused, and a
  * plain command must split into exactly the words /bin/sh splits it into. */
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "tap.h"
 
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * error names its file, line and setting. */
 #include "tap.h"
 #include "config/config.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/error.h"
 #include "util/strv.h"
 

@@ -9,7 +9,7 @@
  * The sink relay (the MCP exec tool's) reads a pipe of its own and hands
  * the output to a function: it runs here. */
 #include "tap.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "tty/tty.h"
 
 #include <errno.h>

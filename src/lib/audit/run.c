@@ -3,26 +3,19 @@
 #include "audit/run.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/strv-json.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static json_t *strv_json(char *const *v)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && v && v[i]; i++)
-        json_array_append_new(a, json_string(v[i]));
-    return a;
-}
-
 static json_t *start_fields(const rf_plan *plan, const char *id, pid_t pid)
 {
     json_t *o = json_pack("{s:s, s:o, s:s*, s:s, s:s, s:o, s:o, s:s*, s:s*, s:i, s:i, s:s}", "sandbox", id,
-                          "command", strv_json(plan->argv), "workspace", plan->workspace, "backend",
+                          "command", rf_strv_json(plan->argv), "workspace", plan->workspace, "backend",
                           rf_backend_name(plan->backend), "policy", plan->policy_digest, "weaker",
-                          strv_json(plan->cannot), "weakenings", strv_json(plan->weakenings), "instance",
+                          rf_strv_json(plan->cannot), "weakenings", rf_strv_json(plan->weakenings), "instance",
                           plan->instance, "session", plan->session, "pid", (int)pid, "uid", (int)getuid(),
                           "network", rf_net_mode_name(plan->network));
     return o;
@@ -66,7 +59,7 @@ static int append(rf_audit_run *r, const char *event, json_t *f, rf_error **err)
 
 int rf_audit_run_command(rf_audit_run *r, char *const *argv, const char *cwd, rf_error **err)
 {
-    return append(r, "run.command", json_pack("{s:o, s:s*}", "command", strv_json(argv), "cwd", cwd), err);
+    return append(r, "run.command", json_pack("{s:o, s:s*}", "command", rf_strv_json(argv), "cwd", cwd), err);
 }
 
 /* One record per destination (allowed, refused) and per question, as the

@@ -4,7 +4,7 @@
  * seen it end (docs/audit.md lists the events). */
 #pragma once
 #include "audit/audit.h"
-#include "plan/plan.h"
+#include "model/plan.h"
 
 #include <sys/types.h>
 

@@ -3,7 +3,8 @@
  * `--backend auto`, the instance directories every backend creates, and
  * the entry points rf_spawn() dispatches to. */
 #pragma once
-#include "plan/plan.h"
+#include "model/plan.h"
+#include "proc/placeholder.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,12 +52,6 @@ int rf_backend_start_proxy(const rf_plan *plan, rf_proc *proc, int net_chan, rf_
 
 /* What every backend prepares on the host before its first clone: the
  * instance directories and, when a limit needs them, the cgroups. */
-/* placeholder.c: the read-only placeholders for absent protected paths
- * (plan mounts marked `placeholder`), made before the start and removed
- * after the end; a killed start's are removed by the next one. */
-typedef struct rf_placeholders rf_placeholders;
-int rf_placeholders_make(const rf_plan *plan, rf_placeholders **out, rf_error **err);
-void rf_placeholders_remove(rf_placeholders *ph);
 
 /* changes: overlay: create (or check) the plan's session and take its
  * lock for the sandbox's life: *lock gets the fd, -1 without a session. */

@@ -9,7 +9,7 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/path.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "net/net.h"
 #include "tty/tty.h"
 

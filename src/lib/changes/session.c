@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Sessions: create, find, list, lock and discard (layout in changes.h). */
 #include "changes/changes.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 

@@ -100,7 +100,7 @@ int rf_config_add_env(rf_config *cfg, char *const *envp, rf_error **err);
 int rf_schema_env_set(json_t *tree, const char *name, const char *value, const char *origin,
                       rf_error **err);
 
-/* standard.c: $XDG_CONFIG_HOME/ringfence, else HOME/.config/ringfence
+/* user-dir.c: $XDG_CONFIG_HOME/ringfence, else HOME/.config/ringfence
  * (`home` NULL: $HOME, then the password database); malloc'd or NULL. */
 char *rf_config_default_user_dir(const char *home);
 /* Parse "256M", "2g", 1048576 into bytes. */

@@ -3,7 +3,7 @@
  * is the POSIX one): the same cap and the same refusal of a link in place
  * of a workspace file. */
 #include "config/config.h"
-#include "backend/windows/winapi.h"
+#include "util/wstr.h"
 #include "util/error.h"
 
 #include <errno.h>

@@ -4,6 +4,7 @@
 #include "backend/native/floor.h"
 #include "seccomp/seccomp.h"
 #include "util/cleanup.h"
+#include "util/strv-json.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -24,14 +25,6 @@ static json_t *long_or_null(long v)
 static json_t *errno_or_null(int e)
 {
     return e ? str_or_null(strerrorname_np(e)) : json_null();
-}
-
-static json_t *strv_json(char *const *v)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; v && v[i]; i++)
-        json_array_append_new(a, json_string(v[i]));
-    return a;
 }
 
 static json_t *words_json(const char *s)
@@ -60,7 +53,7 @@ static json_t *userns_json(const rf_doctor_report *r)
                                long_or_null(r->userns.apparmor_restrict));
     return json_pack("{s:b, s:o, s:o, s:o, s:o}", "usable", ok, "failed_step", str_or_null(step), "error",
                      ok ? json_null() : errno_or_null(r->userns.errnum), "sysctl", sysctl, "reasons",
-                     strv_json(r->userns.reasons));
+                     rf_strv_json(r->userns.reasons));
 }
 
 /* doctor-start.c: `run -- true` with the native backend, done. */
@@ -118,8 +111,8 @@ static json_t *report_json(const rf_doctor_report *r)
     for (int i = 0; i < RF_DOCTOR_N_BACKENDS; i++)
         json_object_set_new(backends, r->backends[i].name,
                             json_pack("{s:b, s:o, s:o, s:b, s:o}", "usable", r->backends[i].usable, "gives",
-                                      strv_json(r->backends[i].gives), "lacks",
-                                      strv_json(r->backends[i].lacks), "present", r->backends[i].present,
+                                      rf_strv_json(r->backends[i].gives), "lacks",
+                                      rf_strv_json(r->backends[i].lacks), "present", r->backends[i].present,
                                       "version", str_or_null(r->backends[i].version)));
     json_t *kernel = json_pack("{s:s, s:s, s:s}", "release", r->kernel_release, "version", r->kernel_version,
                                "machine", r->machine);

@@ -4,7 +4,7 @@
 #include "backend/container/container.h"
 #include "doctor/doctor.h"
 #include "backend/backend.h"
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "landlock/landlock.h"
 #include "util/error.h"
 #include "util/strv.h"

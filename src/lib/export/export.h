@@ -11,7 +11,7 @@
  * dropped in silence; what it cannot express at all and the policy
  * requires (landlock: required) is refused unless accept_weaker. */
 #pragma once
-#include "plan/plan.h"
+#include "model/plan.h"
 
 #include <jansson.h>
 

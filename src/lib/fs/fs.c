@@ -2,7 +2,9 @@
 /* The file tools' handle: a directory fd of the workspace, the compiled
  * allow_* patterns, the protected paths; plus the errors every verb uses. */
 #include "fs/fs-internal.h"
-#include "policy/policy.h"
+#include "model/policy.h"
+#include "model/protected.h"
+#include "policy/checks.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"

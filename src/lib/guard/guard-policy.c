@@ -3,7 +3,7 @@
  * guard.c because the policy stage is not part of every platform's build
  * (the Windows build has the guard but not the Linux policy). */
 #include "guard/guard.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/error.h"
 #include "util/path.h"
 

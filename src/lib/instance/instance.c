@@ -8,7 +8,7 @@
 #include "instance/instance.h"
 #include "changes/changes.h"
 #include "instance/subid.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"

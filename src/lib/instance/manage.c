@@ -5,7 +5,7 @@
  * and making a policy use an instance's tree and identity. */
 #include "instance/instance.h"
 #include "instance/subid.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 

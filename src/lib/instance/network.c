@@ -6,7 +6,7 @@
  * untrusted workspace file may only tighten the policy: a looser setting
  * is refused by name; a run that names none gets the stored ones. */
 #include "instance/instance.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/error.h"
 #include "util/strv.h"
 

@@ -16,7 +16,7 @@
  * allocate) only if err is non-NULL; in a child of a multithreaded process
  * pass err = NULL and report the returned -errno instead. */
 #pragma once
-#include "policy/policy.h"
+#include "model/policy.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -24,7 +24,7 @@
  *           keeper; both killed: the sweep at the next start. */
 #pragma once
 #include "ringfence.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * side is in cgroup.h; rf_cgroup_create() says per limit which one applies. */
 #pragma once
 #include "ringfence.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 
 #include <sys/resource.h>
 

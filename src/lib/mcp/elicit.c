@@ -5,7 +5,7 @@
  * reading loop hands over by id. Accept allows (the form's "scope", once
  * by default); decline, cancel, an error or no response in time refuse. */
 #include "mcp/mcp.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 
 #include <errno.h>
 #include <stdio.h>

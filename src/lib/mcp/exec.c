@@ -9,11 +9,11 @@
 #include "backend/backend.h"
 #include "mcp/mcp.h"
 #include "audit/run.h"
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "pool/pool.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 

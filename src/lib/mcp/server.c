@@ -5,7 +5,7 @@
  * goes to a worker (calls.c), so ping and cancellation stay responsive.
  * Every error is answered and the server keeps serving. */
 #include "mcp/mcp.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/error.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
  * are thin: the fs module does the confinement. */
 #include "mcp/mcp.h"
 #include "changes/changes.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/error.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
  * the JSON-lines transport; ask_always.c: "always" answers written to the
  * user's own configuration. Internal to libringfence. */
 #pragma once
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/printable.h"
 
 #include <jansson.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "always": the answer joins the user's own configuration, in a file
  * ringfence keeps for them next to their config.yaml (answers.yaml, read
- * right after it by config/standard.c). Never the workspace's file: that
+ * right after it by policy/standard.c). Never the workspace's file: that
  * one is the agent's. The file is rewritten whole, through a temporary
  * file renamed over it, so a reader never sees half of it; each entry has
  * a comment saying when and for which command it was given. */

@@ -7,7 +7,7 @@
  * on the host, checks the addresses, connects and relays. See docs/network.md.
  * Internal to libringfence. */
 #pragma once
-#include "policy/policy.h"
+#include "model/policy.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
  * object; the log of blocked attempts. */
 #include "net/proxy-internal.h"
 #include "limits/limits.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "util/error.h"
 
 #include <arpa/inet.h>

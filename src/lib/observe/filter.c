@@ -4,7 +4,7 @@
  * stays as it is): the kernel runs both and the stricter answer wins, so a
  * call the policy denies is denied without a notification. */
 #include "observe/observe.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "util/error.h"
 
 #include <errno.h>

@@ -16,7 +16,7 @@
  * may differ from the one the kernel then uses (another thread can change
  * the memory in between): what we record is advisory, never a verdict. */
 #pragma once
-#include "plan/plan.h"
+#include "model/plan.h"
 
 #include <stdbool.h>
 #include <stddef.h>

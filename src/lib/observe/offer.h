@@ -3,7 +3,7 @@
  * (offer.c). Used by the observer's thread only. */
 #pragma once
 #include "net/ask.h"
-#include "plan/plan.h"
+#include "model/plan.h"
 #include "util/strv.h"
 
 #include <stdbool.h>

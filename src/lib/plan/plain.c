@@ -19,7 +19,7 @@
  * the command after all, so the error message and exit code are its own:
  * mcp/exec.c reruns a pool command whose exec failed (nothing ran), and
  * rf_plan_build_command checks the program on the host first. */
-#include "plan/plan.h"
+#include "plan/build.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * filesystem (which system paths exist, where the executable is). */
 #include "backend/backend.h"
 #include "backend/container/container.h"
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "seccomp/seccomp.h"
 #include "util/cleanup.h"
 #include "util/error.h"

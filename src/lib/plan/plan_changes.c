@@ -5,7 +5,7 @@
  * refused with the alternative named, never run writing the real
  * workspace in silence. */
 #include "changes/changes.h"
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "util/error.h"
 #include "util/ident.h"
 #include "util/path.h"

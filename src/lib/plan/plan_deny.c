@@ -6,7 +6,7 @@
  * root does (plan.c): an empty read-only tmpfs over a directory, an empty
  * unopenable file over anything else (RF_MOUNT_MASK_FILE). Every backend
  * reads masks from the plan, so all of them hide the same paths. */
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"

@@ -3,7 +3,7 @@
  * locale and terminal type, the user's name, and a redirected user
  * environment (HOME, TMPDIR, XDG_*) inside the instance root, as seeds 000
  * and 002 describe. Everything added by the policy shows in the plan. */
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "util/error.h"
 #include "util/strv.h"
 

@@ -4,7 +4,7 @@
  * name, and an executable that lives outside the system directories gets
  * its directory exposed read-only (seed 000). Absolute paths in the other
  * arguments are never exposed automatically: the user exposes them. */
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"

@@ -17,7 +17,7 @@
  * Also here: `--backend auto` and the runner types whose backend is not
  * built yet. */
 #include "backend/container/container.h"
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "backend/backend.h"
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"

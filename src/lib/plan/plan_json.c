@@ -2,13 +2,14 @@
 /* The plan as JSON: what `ringfence plan` prints and what debug logging
  * shows before every start ("linux isolation mount plan", seed 000). */
 #include "backend/container/container.h"
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "landlock/landlock.h"
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
 #include "limits/cgroup.h"
 #include "seccomp/seccomp.h"
 #include "backend/native/floor.h"
+#include "util/strv-json.h"
 
 #include <jansson.h>
 #include <sched.h>
@@ -27,20 +28,6 @@ static const char *mount_type_name(rf_mount_type t)
     case RF_MOUNT_MASK_FILE: return "file-mask";
     }
     return "?";
-}
-
-const char *rf_backend_name(rf_backend_kind b)
-{
-    static const char *const names[] = { "native", "landlock", "auto", "bwrap", "firejail", "container", "none" };
-    return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "?";
-}
-
-static json_t *strv_json(char *const *v)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; v && v[i]; i++)
-        json_array_append_new(a, json_string(v[i]));
-    return a;
 }
 
 static json_t *namespaces_json(const rf_plan *plan)
@@ -141,22 +128,22 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
     json_object_set_new(o, "architecture", json_string(rf_seccomp_arch_name()));
     json_object_set_new(o, "backend", json_string(rf_backend_name(plan->backend)));
     json_object_set_new(o, "backend_reason", plan->backend_reason ? json_string(plan->backend_reason) : json_null());
-    json_object_set_new(o, "cannot", strv_json(plan->cannot));
+    json_object_set_new(o, "cannot", rf_strv_json(plan->cannot));
     rf_error *floor = NULL;
     if (native && rf_native_floor_check(&floor) < 0) /* run would refuse: say why here too */
         json_array_append_new(json_object_get(o, "cannot"), json_string(rf_error_message(floor)));
     rf_error_free(floor);
-    json_object_set_new(o, "weakenings", strv_json(plan->weakenings));
+    json_object_set_new(o, "weakenings", rf_strv_json(plan->weakenings));
     json_object_set_new(o, "namespaces", namespaces_json(plan));
     json_object_set_new(o, "network", json_string(rf_net_mode_name(plan->network)));
     if (plan->network == RF_NET_ALLOWLIST)
         json_object_set_new(o, "egress", rf_net_policy_json(plan->network, &plan->net));
     json_object_set_new(o, "hostname", plan->hostname ? json_string(plan->hostname) : json_null());
     json_object_set_new(o, "identity", identity_json(plan));
-    json_object_set_new(o, "argv", strv_json(plan->argv));
+    json_object_set_new(o, "argv", rf_strv_json(plan->argv));
     json_object_set_new(o, "exec", json_string(plan->exec_path));
     json_object_set_new(o, "cwd", json_string(plan->cwd));
-    json_object_set_new(o, "env", strv_json(plan->env));
+    json_object_set_new(o, "env", rf_strv_json(plan->env));
     /* Only the native backend mounts anything; the others use the same
      * list as the visibility model behind their Landlock rules. */
     bool bwrap = plan->backend == RF_BACKEND_BWRAP, firejail = plan->backend == RF_BACKEND_FIREJAIL;
@@ -180,14 +167,14 @@ RF_EXPORT char *rf_plan_to_json(const rf_plan *plan)
                                                  ll && plan->restrict_tcp && abi >= 4, "ipc_scoped",
                                                  ll && abi >= 6));
     json_object_set_new(o, "seccomp", json_pack("{s:s, s:o, s:o, s:b}", "profile", seccomp[plan->seccomp], "deny",
-                                                strv_json(plan->seccomp_deny), "allow",
-                                                strv_json(plan->seccomp_allow), "deny_inet_sockets",
+                                                rf_strv_json(plan->seccomp_deny), "allow",
+                                                rf_strv_json(plan->seccomp_allow), "deny_inet_sockets",
                                                 plan->seccomp_deny_inet));
     json_object_set_new(o, "session", json_string("new (setsid): no access to the caller's terminal"));
     if (!native)
         json_object_set_new(o, "tree_kill", json_string("a child subreaper (PR_SET_CHILD_SUBREAPER) "
                                                         "kills every descendant"));
-    json_object_set_new(o, "warnings", strv_json(plan->warnings));
+    json_object_set_new(o, "warnings", rf_strv_json(plan->warnings));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     return s;

@@ -2,7 +2,7 @@
 /* The system part of the sandbox root: /usr and the merged-/usr links
  * read-only, a curated read-only /etc, a fresh /proc with its dangerous
  * corners read-only, a minimal /dev and a private /tmp. */
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"
@@ -242,32 +242,4 @@ int rf_plan_add_system_mounts(rf_plan *plan, rf_error **err)
         return -1;
     last_mount(plan)->mode = 01777;
     return 0;
-}
-
-const rf_mount *rf_plan_mount_covering(const rf_plan *plan, const char *path)
-{
-    const rf_mount *best = NULL;
-    size_t best_len = 0;
-    for (size_t i = 0; i < plan->n_mounts; i++) {
-        const rf_mount *m = &plan->mounts[i];
-        if (m->type == RF_MOUNT_SYMLINK || m->type == RF_MOUNT_RO_SELF || m->type == RF_MOUNT_COPY)
-            continue;
-        size_t len = strlen(m->target);
-        /* >= : a later mount on the same target hides the earlier one. */
-        if (rf_path_is_beneath(path, m->target) && len >= best_len) {
-            best = m;
-            best_len = len;
-        }
-    }
-    return best;
-}
-
-bool rf_plan_path_visible(const rf_plan *plan, const char *path, bool *writable)
-{
-    const rf_mount *m = rf_plan_mount_covering(plan, path);
-    if (writable)
-        *writable = m && m->writable;
-    /* Only a bind shows the host's file: a path under one of the sandbox's
-     * own tmpfs mounts (/tmp, /dev) is a different, empty place. */
-    return m && m->type == RF_MOUNT_BIND;
 }

@@ -21,8 +21,8 @@
  * command's uid 0 would be host uid 0, and it is refused unless
  * accept_weaker. */
 #include "backend/backend.h"
-#include "plan/plan.h"
-#include "policy/policy.h"
+#include "plan/build.h"
+#include "model/policy.h"
 #include "util/error.h"
 #include "util/ident.h"
 #include "util/strv.h"

@@ -5,7 +5,7 @@
  * route's secret: a variable a header is read from (env:VAR), or any
  * variable holding that value, is dropped even when env.keep kept it. */
 #include "net/route.h"
-#include "plan/plan.h"
+#include "plan/build.h"
 #include "util/error.h"
 #include "util/path.h"
 #include "util/strv.h"

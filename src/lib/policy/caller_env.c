@@ -2,7 +2,7 @@
 /* What the policy takes from the caller's environment, once, at resolve
  * time: its PATH (to find an executable that lives outside the sandbox's
  * PATH) and its locale and terminal type (seed 002: LANG, LC_ALL, TERM). */
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "util/strv.h"
 
 #include <stdlib.h>

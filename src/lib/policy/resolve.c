@@ -4,6 +4,7 @@
  * after. Order matters for variables: the instance root is resolved first
  * (it may use $HOME, $USER, $TMPDIR), then the workspace (which may also
  * use $RINGFENCE_HOME), then everything else (which may use $WORKSPACE). */
+#include "policy/checks.h"
 #include "policy/resolve.h"
 #include "util/cleanup.h"
 #include "util/error.h"

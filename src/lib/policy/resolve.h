@@ -2,7 +2,7 @@
 /* Internals of rf_policy_resolve, shared by its files. */
 #pragma once
 #include "config/config.h"
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "policy/vars.h"
 
 typedef struct rf_resolver {

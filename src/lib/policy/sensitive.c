@@ -8,7 +8,7 @@
  * `/root` and every parent of the caller's home (`/home`, `/`), which hold
  * the home. allow_sensitive_workspace (--allow-sensitive-workspace) is the
  * explicit way through, named as the weakening it is. */
-#include "policy/policy.h"
+#include "policy/checks.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/path.h"

@@ -6,7 +6,7 @@
  * the rf_fs_* verbs of a handle from rf_fs_open_for_policy (read_file,
  * write_file, append_file, edit_file, list_dir), and the MCP server, which
  * also leaves a disabled tool out of tools/list. */
-#include "policy/policy.h"
+#include "policy/checks.h"
 #include "util/error.h"
 
 #include <errno.h>

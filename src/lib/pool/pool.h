@@ -3,7 +3,7 @@
  * Internal to libringfence; the API is rf_pool_* in ringfence.h. */
 #pragma once
 #include "ringfence.h"
-#include "plan/plan.h"
+#include "model/plan.h"
 
 #include <sys/ioctl.h>
 

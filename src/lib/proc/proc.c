@@ -3,11 +3,11 @@
  * enforce the timeout (SIGTERM to every process, a grace period, then
  * SIGKILL to init, which takes the whole pid namespace with it). */
 #include "proc/proc.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "net/net.h"
 #include "observe/observe.h"
 #include "tty/tty.h"
-#include "backend/backend.h"
+#include "proc/placeholder.h"
 #include "util/error.h"
 #include "util/stack.h"
 #include "util/strv.h"

@@ -2,7 +2,7 @@
 /* A started sandbox: its init's pid and pidfd, the report channel, and the
  * deadlines. Waited for with a timeout; killed as a whole tree. */
 #pragma once
-#include "policy/policy.h"
+#include "model/policy.h"
 #include "limits/cgroup.h"
 
 #include <jansson.h>

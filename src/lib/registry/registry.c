@@ -3,6 +3,7 @@
 #include "registry/registry.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/strv-json.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -64,14 +65,6 @@ int rf_registry_proc(pid_t pid, unsigned long long *start, pid_t *ppid, uid_t *u
     return 0;
 }
 
-static json_t *strv_json(char *const *v)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && v && v[i]; i++)
-        json_array_append_new(a, json_string(v[i]));
-    return a;
-}
-
 /* Straight to its name: the id is new (a rename per start cost an inode
  * on ext4); a reader that catches it half-written cannot parse it and
  * skips it. pool.c rewrites an entry (its command): truncated, rewritten. */
@@ -104,7 +97,7 @@ int rf_registry_add(const char *dir, const rf_registry_entry *e, rf_error **err)
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
     json_t *o = json_pack("{s:s, s:i, s:I, s:i, s:I, s:i, s:o, s:s*, s:s, s:s*, s:s, s:I, s:b}", "id", e->id, "pid",
                           (int)e->pid, "start", (json_int_t)start, "owner_pid", (int)getpid(), "owner_start",
-                          (json_int_t)owner_start, "uid", (int)getuid(), "command", strv_json(e->argv), "workspace",
+                          (json_int_t)owner_start, "uid", (int)getuid(), "command", rf_strv_json(e->argv), "workspace",
                           e->workspace, "backend", e->backend, "instance", e->instance, "started", now,
                           "started_epoch", (json_int_t)t, "tree_via_init", e->tree_via_init);
     _cleanup_free_ char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;

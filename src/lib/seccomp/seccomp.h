@@ -11,7 +11,7 @@
  * apply the bytes in the child with rf_seccomp_apply_bpf(), which allocates
  * nothing on success. Measured in bench/seccomp-cost.c. */
 #pragma once
-#include "policy/policy.h"
+#include "model/policy.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -12,7 +12,7 @@
  * argv.c is a pure function of the plan (golden-tested); plan.c decides
  * whether bwrap can run here and what it cannot enforce. Internal. */
 #pragma once
-#include "plan/plan.h"
+#include "model/plan.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -10,7 +10,7 @@
  * allocation (see hostproc.h). */
 #include "backend/bwrap/bwrap.h"
 #include "backend/bwrap/runner.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "backend/native/sandbox.h"
 #include "backend/reaper.h"
 #include "util/memfd.h"

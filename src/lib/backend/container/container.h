@@ -11,7 +11,7 @@
  *           signals, reports the status, removes the container on every
  *           way out (exit, timeout, ringfence killed) */
 #pragma once
-#include "plan/plan.h"
+#include "model/plan.h"
 
 #include <jansson.h>
 #include <stdbool.h>

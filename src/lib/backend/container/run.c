@@ -2,7 +2,7 @@
 /* The thin runner of the container backend. ringfence starts a supervisor
  * (its own session, like the landlock backend's init) that runs
  * `podman run --rm --name NAME ...` and speaks the native report protocol
- * (backend/native/report.h), so rf_proc waits, times out and kills it like
+ * (channel/report.h), so rf_proc waits, times out and kills it like
  * any other backend:
  *
  *   TERMINATE (timeout, first step)  `podman kill --signal=15 NAME`
@@ -26,10 +26,10 @@
  * to hand out sockets for --publish, and dies with the supervisor. */
 #include "backend/container/container.h"
 #include "backend/backend.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "backend/native/sandbox.h"
-#include "export/export.h"
 #include "proc/proc.h"
+#include "seccomp/seccomp.h"
 #include "util/error.h"
 #include "util/fault.h"
 
@@ -351,7 +351,10 @@ static int write_seccomp(const rf_plan *plan, const struct rf_container_plan *c,
 {
     if (!c->seccomp_path)
         return 0;
-    json_t *sc = rf_export_seccomp(plan);
+    /* The plan's filter in OCI form (what `ringfence export` writes too). */
+    rf_seccomp_request req = { .profile = plan->seccomp, .deny = plan->seccomp_deny,
+                               .allow = plan->seccomp_allow, .deny_inet = plan->seccomp_deny_inet };
+    json_t *sc = rf_seccomp_to_oci(&req);
     int r = sc ? json_dump_file(sc, c->seccomp_path, JSON_COMPACT) : -1;
     json_decref(sc);
     return r < 0 ? rf_error_set(err, EIO, "backend container: write the seccomp profile %s", c->seccomp_path) : 0;

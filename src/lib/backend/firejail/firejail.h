@@ -16,7 +16,7 @@
  * gives a fixed one); plan.c decides whether firejail can run here and what
  * it cannot enforce. Internal. */
 #pragma once
-#include "plan/plan.h"
+#include "model/plan.h"
 
 #include <jansson.h>
 #include <stdbool.h>

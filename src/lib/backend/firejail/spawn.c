@@ -6,7 +6,7 @@
  * would take its privileges away); it confines the command itself. */
 #include "backend/firejail/firejail.h"
 #include "backend/landlock/hostproc.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "util/error.h"
 #include "util/memfd.h"
 #include "util/strv.h"

@@ -5,7 +5,7 @@
  * the native backend. No allocation here (see hostproc.h). */
 #include "backend/landlock/hostproc.h"
 #include "limits/limits.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "backend/reaper.h"
 #include "landlock/landlock.h"
 #include "seccomp/seccomp.h"

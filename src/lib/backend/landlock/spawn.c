@@ -3,7 +3,7 @@
  * and the compiled filter, start init (no namespaces), hand back a proc
  * whose tree is killed through init. */
 #include "backend/landlock/hostproc.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "limits/cgroup.h"
 #include "landlock/landlock.h"
 #include "proc/proc.h"

@@ -13,7 +13,7 @@
  * command and ends like any sandbox. The child side never allocates (see
  * sandbox.h): the message lands in a static buffer and is split in
  * place. */
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "backend/native/sandbox.h"
 #include "tty/tty.h"
 

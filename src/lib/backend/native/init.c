@@ -9,7 +9,7 @@
  * Landlock and none backends (ops set): init is a child subreaper on the
  * host; it finds and kills the tree itself (backend/reaper.c) before it
  * exits, and also when the caller goes away. */
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "backend/native/sandbox.h"
 
 #include <errno.h>

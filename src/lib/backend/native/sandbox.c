@@ -4,7 +4,7 @@
  * reported to the caller as {step, errno, detail} and the child _exits with
  * RF_EXIT_FAILURE; setup failure is never confused with the command's own
  * exit status. No allocation from here on (see sandbox.h). */
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "backend/native/sandbox.h"
 #include "limits/limits.h"
 #include "tty/tty.h"

@@ -3,7 +3,7 @@
  * dropped, no_new_privs, Landlock, seccomp, and a small init as pid 1.
  * Internal to libringfence. */
 #pragma once
-#include "plan/plan.h"
+#include "model/plan.h"
 
 #include <stdbool.h>
 #include <stdint.h>

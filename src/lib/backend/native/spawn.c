@@ -3,7 +3,7 @@
  * clone3 into the namespaces, write the id maps, say "go". */
 #include "backend/backend.h"
 #include "backend/native/floor.h"
-#include "backend/native/report.h"
+#include "channel/report.h"
 #include "backend/native/sandbox.h"
 #include "observe/observe.h"
 #include "proc/proc.h"

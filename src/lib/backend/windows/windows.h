@@ -15,8 +15,7 @@
 #include <stdint.h>
 
 /* Caps on the user-controlled input this backend copies into Windows
- * structures (CreateProcess's command line is at most 32767 wide chars). */
-#define RF_WIN_MAX_CMDLINE 32767
+ * structures (the command line's, RF_WIN_MAX_CMDLINE, is util/wstr.h's). */
 #define RF_WIN_MAX_ARGS 4096
 
 typedef enum { RF_WIN_NET_NONE, RF_WIN_NET_HOST, RF_WIN_NET_ALLOWLIST } rf_win_net;

@@ -1,16 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The Windows plan as JSON, under the name seed 000 logs it by. */
 #include "backend/windows/windows.h"
+#include "util/strv-json.h"
 
 #include <jansson.h>
-
-static json_t *strv_json(char *const *v)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; v && v[i]; i++)
-        json_array_append_new(a, json_string(v[i]));
-    return a;
-}
 
 static json_t *limits_json(const rf_win_plan *p)
 {
@@ -44,11 +37,11 @@ RF_EXPORT char *rf_win_plan_to_json(const rf_win_plan *p)
                           json_pack("{s:s, s:[s,s], s:s}", "integrity", "low", "deny_only", "BUILTIN\\Administrators",
                                     "BUILTIN\\Power Users", "privileges", "SeChangeNotifyPrivilege only"),
                           "job", json_pack("{s:b, s:b}", "kill_on_close", 1, "breakaway", 0), "limits",
-                          limits_json(p), "env", strv_json(p->env), "network", net[p->network], "argv",
-                          strv_json(p->argv), "cannot", strv_json(p->cannot), "warnings", strv_json(p->warnings));
+                          limits_json(p), "env", rf_strv_json(p->env), "network", net[p->network], "argv",
+                          rf_strv_json(p->argv), "cannot", rf_strv_json(p->cannot), "warnings", rf_strv_json(p->warnings));
     if (!o)
         return NULL;
-    json_object_set_new(o, "dirs", strv_json(p->dirs));
+    json_object_set_new(o, "dirs", rf_strv_json(p->dirs));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     return s;

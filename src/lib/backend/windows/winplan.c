@@ -5,7 +5,7 @@
  * fails instead of pretending. */
 #include "backend/windows/winapi.h"
 #include "config/config.h"
-#include "policy/protected.h"
+#include "model/protected.h"
 #include "util/error.h"
 #include "util/strv.h"
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The rules learn suggests from what the observer saw (suggest.c). */
+/* The rules learn suggests from what the observer saw (learn/suggest.c;
+ * the observer itself, observe/, sits below the backends). */
 #pragma once
 #include "ringfence.h"
 

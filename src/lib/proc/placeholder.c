@@ -14,7 +14,7 @@
  * killed the lock goes with it, and the next start removes what the
  * journal lists. Only the native and bwrap backends do this (plan.c marks
  * them). */
-#include "backend/backend.h"
+#include "proc/placeholder.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/orphans.h"

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The resolved policy: built-in defaults, freeing, and the JSON view that
  * `ringfence config` prints (the schema's keys, with resolved values). */
-#include "policy/policy.h"
+#include "model/policy.h"
+#include "model/protected.h"
 #include "util/strv.h"
+#include "util/strv-json.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -83,14 +85,6 @@ RF_EXPORT void rf_policy_free(rf_policy *policy)
     free(policy);
 }
 
-static json_t *strv_json(char *const *v)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; v && v[i]; i++)
-        json_array_append_new(a, json_string(v[i]));
-    return a;
-}
-
 /* env_keep holds "KEY=VALUE"; print only the names, so a plan or a log
  * never carries the caller's secrets. */
 static json_t *env_json(const rf_policy *p)
@@ -126,13 +120,13 @@ static json_t *exposes_json(const rf_policy *p)
 static json_t *tools_json(const rf_tools *t)
 {
     return json_pack("{s:o, s:o, s:o, s:I, s:{s:b, s:o, s:o, s:f}}",
-                     "allow_read_paths", strv_json(t->allow_read_paths),
-                     "allow_write_paths", strv_json(t->allow_write_paths),
-                     "disabled", strv_json(t->disabled),
+                     "allow_read_paths", rf_strv_json(t->allow_read_paths),
+                     "allow_write_paths", rf_strv_json(t->allow_write_paths),
+                     "disabled", rf_strv_json(t->disabled),
                      "max_read_bytes", (json_int_t)t->max_read_bytes,
                      "exec", "enable_deny_patterns", t->exec.enable_deny_patterns,
-                     "custom_deny_patterns", strv_json(t->exec.custom_deny_patterns),
-                     "custom_allow_patterns", strv_json(t->exec.custom_allow_patterns),
+                     "custom_deny_patterns", rf_strv_json(t->exec.custom_deny_patterns),
+                     "custom_allow_patterns", rf_strv_json(t->exec.custom_allow_patterns),
                      "timeout", t->exec.timeout_s);
 }
 
@@ -209,9 +203,9 @@ static json_t *routes_json(char *const *routes)
 json_t *rf_net_policy_json(rf_net_mode mode, const rf_net_policy *n)
 {
     json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:b, s:o, s:o}", "mode", rf_net_mode_name(mode), "allow_domains",
-                          strv_json(n->allow_domains), "deny_domains", strv_json(n->deny_domains), "allow_ports",
-                          strv_json(n->allow_ports), "allow_private_addresses", n->allow_private_addresses,
-                          "hosts", hosts_json(n->hosts), "publish", strv_json(n->publish));
+                          rf_strv_json(n->allow_domains), "deny_domains", rf_strv_json(n->deny_domains), "allow_ports",
+                          rf_strv_json(n->allow_ports), "allow_private_addresses", n->allow_private_addresses,
+                          "hosts", hosts_json(n->hosts), "publish", rf_strv_json(n->publish));
     if (o && n->routes)
         json_object_set_new(o, "routes", routes_json(n->routes));
     if (o && n->ask)
@@ -242,10 +236,10 @@ static json_t *policy_json(const rf_policy *p)
         "accept_weaker", p->accept_weaker, "allow_sensitive_workspace", p->allow_sensitive_workspace,
         "map_root_to", (json_int_t)p->map_root_to, "share_tmp", p->share_tmp,
         "landlock", landlock[p->landlock],
-        "seccomp", "profile", seccomp[p->seccomp], "deny", strv_json(p->seccomp_deny),
-        "allow", strv_json(p->seccomp_allow),
-        "protected_paths", strv_json(p->protected_paths), "deny_paths", strv_json(p->deny_paths),
-        "tools", tools_json(&p->tools), "warnings", strv_json(p->warnings),
+        "seccomp", "profile", seccomp[p->seccomp], "deny", rf_strv_json(p->seccomp_deny),
+        "allow", rf_strv_json(p->seccomp_allow),
+        "protected_paths", rf_strv_json(p->protected_paths), "deny_paths", rf_strv_json(p->deny_paths),
+        "tools", tools_json(&p->tools), "warnings", rf_strv_json(p->warnings),
         "container", "image", p->container_image);
 }
 

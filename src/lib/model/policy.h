@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The resolved policy: every setting substituted, every path absolute and
- * checked, every default filled in. Nothing after this stage reads a config
- * file or the environment. Built by rf_policy_resolve() from a rf_config. */
+/* The model floor (src/lib/README.md): the resolved policy, every setting
+ * substituted, every path absolute and checked, every default filled in.
+ * Nothing after this stage reads a config file or the environment. Built by
+ * rf_policy_resolve() (policy/) from a rf_config; read by every floor. */
 #pragma once
 #include "ringfence.h"
-#include "policy/protected.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -146,21 +146,11 @@ struct json_t *rf_net_policy_json(rf_net_mode mode, const rf_net_policy *n);
 /* Fill a policy with the built-in defaults (no paths). */
 void rf_policy_init_defaults(rf_policy *p);
 void rf_policy_clear(rf_policy *p);
-/* The built-in protected_paths: rf_policy_default_protected(), protected.h. */
+/* The built-in protected_paths: rf_policy_default_protected(), model/protected.h. */
 
 /* "native", "landlock", ... */
 const char *rf_policy_backend_name(rf_backend_kind b);
 
-/* sensitive.c: why a workspace would expose what the sandbox keeps out
- * (home, a parent of it, /, /etc, /usr, /root...), or NULL; and the check
- * that refuses it unless allowed, naming `what` (the setting). */
-const char *rf_policy_workspace_sensitive(const char *ws, const char *home);
-int rf_policy_check_workspace(const char *ws, const char *home, bool allowed, const char *what, rf_error **err);
 /* The JSON view of a policy (what rf_policy_to_json prints), as a tree. */
 struct json_t;
 struct json_t *rf_policy_to_json_value(const rf_policy *p);
-
-/* tools.c: is `tool` in a tools.disabled list; the refusal for a disabled
- * tool (-1 with *err: the message, errno EACCES, the given exit code). */
-bool rf_tools_disabled(char *const *disabled, const char *tool);
-int rf_tools_refuse(const char *tool, int exit_code, rf_error **err);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Wide strings, Windows error messages and command-line quoting. */
-#include "backend/windows/winapi.h"
+#include "util/wstr.h"
 #include "util/error.h"
 
 #include <stdarg.h>

@@ -14,7 +14,7 @@
  * directory the path is in (or the path) is suggested instead. Another
  * user's home, or a source that belongs to another user (the one lstat
  * here), is flagged. Otherwise pure; unit-tested with table cases. */
-#include "observe/suggest.h"
+#include "learn/suggest.h"
 #include "util/error.h"
 
 #include <errno.h>

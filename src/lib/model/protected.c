@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The default protected paths: one list for every platform (the Windows
  * backend labels them read-only as the Linux backends mount them so). */
-#include "policy/protected.h"
+#include "model/protected.h"
 
 #include <stddef.h>
 

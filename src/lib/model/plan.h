@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The plan: what will happen, concretely. It is the single input of every
- * backend, so all backends enforce the same thing, and it can be printed
- * (`ringfence plan`). Built from a resolved policy by rf_plan_build(). */
+/* The model floor (src/lib/README.md): the plan, what will happen,
+ * concretely. It is the single input of every backend, so all backends
+ * enforce the same thing, and it can be printed (`ringfence plan`). Built
+ * from a resolved policy by rf_plan_build() (plan/, plan/build.h); a
+ * backend reads it through this header only. */
 #pragma once
-#include "policy/policy.h"
+#include "model/policy.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -42,7 +44,7 @@ typedef struct rf_mount {
     bool idmap;      /* root caller: host-root files appear as the sandbox user's */
     bool source_dir; /* BIND: the source is a directory; placeholder: make a directory */
     bool placeholder; /* RO_SELF of an absent protected path: made empty on the
-                         host before the start, removed after (backend/placeholder.c) */
+                         host before the start, removed after (proc/placeholder.c) */
     unsigned mode;   /* TMPFS: permission bits of the root directory */
     char *overlay;   /* BIND of the workspace with changes: overlay: the session's
                         directory (upper/, work/); the bind is the read-only lower
@@ -157,53 +159,10 @@ struct rf_plan {
 /* Default PATH inside the sandbox. */
 #define RF_SAFE_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
-/* plan_mounts.c: the system part of the root (usr, etc, proc, dev, tmp). */
-int rf_plan_add_system_mounts(rf_plan *plan, rf_error **err);
-/* Append one mount; strings are copied. */
-int rf_plan_add_mount(rf_plan *plan, rf_mount_type type, const char *source, const char *target,
-                      bool writable, const char *why, rf_error **err);
+/* model/plan.c: the accessors every floor needs. */
 /* Find the mount whose target is the deepest prefix of path (NULL: the root tmpfs). */
 const rf_mount *rf_plan_mount_covering(const rf_plan *plan, const char *path);
 /* Is path visible inside the sandbox under some bind? (for cwd, exec checks) */
 bool rf_plan_path_visible(const rf_plan *plan, const char *path, bool *writable);
-
-/* plan_changes.c: changes: overlay: the session the plan writes into
- * (a new id, or --session's), the workspace bind marked as its lower
- * layer; refused on a backend that cannot mount an overlay. */
-int rf_plan_add_session(rf_plan *plan, const rf_policy *policy, rf_error **err);
-/* plan_deny.c: a mask over every deny_paths entry a bind among
- * mounts[first..] shows; refused when one contains such a bind. */
-int rf_plan_add_denied(rf_plan *plan, const rf_policy *policy, size_t first, rf_error **err);
-/* The deny_paths entry that path lies in or contains, or NULL. */
-const char *rf_plan_denied_overlap(const rf_policy *policy, const char *path);
-
-/* plan_env.c: the clean environment and the instance directories. */
-int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err);
-/* Credential routes' variables, and no copy of their secrets (plan_route.c). */
-int rf_plan_route_env(rf_plan *plan, rf_error **err);
-
-/* plan_host.c: pick the backend (auto, and the runner types whose backend
- * is not built yet); then, for the landlock and none backends, the rules on
- * host paths, what the backend cannot do, and the refusal of a policy it
- * cannot honour unless the user accepted the weaker mode (accept_weaker). */
-int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **err);
-int rf_plan_host_finish(rf_plan *plan, const rf_policy *policy, rf_error **err);
-/* What the landlock backend cannot do on any host (also `ringfence doctor`). */
-const char *const *rf_plan_landlock_cannot(size_t *n);
-
-/* plan_exec.c: find the executable as the sandbox will. */
-/* plan_root.c: how the native backend maps a root caller here. */
-int rf_plan_root_identity(rf_plan *plan, const rf_policy *policy, rf_error **err);
-int rf_plan_resolve_exec(rf_plan *plan, const rf_policy *policy, rf_error **err);
-
-/* The exec tool's plan (`ringfence exec`, MCP exec without the pool): a
- * plain command's words when the sandbox finds its program as /bin/sh would
- * (in the sandbox's PATH, visible at the same path, an ELF or #! file), so
- * the command means the same with one exec less; else rf_plan_build_shell. */
-rf_plan *rf_plan_build_command(const rf_policy *policy, const char *command, double timeout_s, rf_error **err);
-
-/* plain.c: the words of a command the shell would only split (no quoting,
- * expansion, operator, assignment or builtin), as a malloc'd NULL-terminated
- * argv in one block (one free); NULL if the command needs the shell. */
-char **rf_plan_plain_argv(const char *command);
+/* "native", "landlock", ... (the plan's spelling; rf_policy_backend_name's twin). */
 const char *rf_backend_name(rf_backend_kind b);

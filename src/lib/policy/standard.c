@@ -11,7 +11,6 @@
 #include "util/error.h"
 
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,23 +51,6 @@ static int load_dir(rf_config *cfg, const char *dir, const char *base, unsigned 
         found = steal_ptr(&p);
     }
     return found ? rf_config_load_file_flags(cfg, found, RF_CONFIG_FORMAT_AUTO, flags, err) : 0;
-}
-
-char *rf_config_default_user_dir(const char *home)
-{
-    char *d = NULL;
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    if (xdg && xdg[0] == '/')
-        return asprintf(&d, "%s/ringfence", xdg) < 0 ? NULL : d;
-    if (!home || home[0] != '/')
-        home = getenv("HOME");
-    if (!home || home[0] != '/') {
-        struct passwd *pw = getpwuid(geteuid());
-        home = pw ? pw->pw_dir : NULL;
-    }
-    if (!home || home[0] != '/')
-        return NULL;
-    return asprintf(&d, "%s/.config/ringfence", home) < 0 ? NULL : d;
 }
 
 static char *user_dir(const rf_config_sources *src)
