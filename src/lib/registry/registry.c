@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,9 +117,39 @@ int rf_registry_add(const char *dir, const rf_registry_entry *e, rf_error **err)
 
 void rf_registry_remove(const char *dir, const char *id)
 {
-    _cleanup_free_ char *path = NULL;
+    _cleanup_free_ char *path = NULL, *stats = NULL;
     if (dir && id && asprintf(&path, "%s/%s.json", dir, id) >= 0)
         unlink(path);
+    if (dir && id && (stats = rf_registry_stats_path(dir, id)))
+        unlink(stats);
+}
+
+char *rf_registry_stats_path(const char *dir, const char *id)
+{
+    char *path = NULL;
+    return asprintf(&path, "%s/%s.net", dir, id) < 0 ? NULL : path;
+}
+
+/* bytes_out and refusals from <id>.net, when the sandbox has a network
+ * proxy; the file must be the entry's owner's, like the entry. 0 and 0
+ * otherwise: no proxy, nothing out, nothing refused. */
+static void add_stats(int dirfd, const char *id, uid_t file_uid, json_t *o)
+{
+    char name[64], buf[64];
+    unsigned long long out = 0, refusals = 0;
+    snprintf(name, sizeof name, "%s.net", id);
+    _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st;
+    ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == file_uid
+                    ? pread(fd, buf, sizeof buf - 1, 0)
+                    : -1;
+    if (n > 0) {
+        buf[n] = '\0';
+        if (sscanf(buf, "%llu %llu", &out, &refusals) != 2)
+            out = refusals = 0;
+    }
+    json_object_set_new(o, "bytes_out", json_integer((json_int_t)out));
+    json_object_set_new(o, "refusals", json_integer((json_int_t)refusals));
 }
 
 /* The entry describes processes that are what it says: the owner (the
@@ -170,8 +201,12 @@ int rf_registry_list(const char *dir, json_t *out, rf_error **err)
         const char *id = json_string_value(json_object_get(o, "id"));
         if (!o || !id || strncmp(id, e->d_name, n - 5) || strlen(id) != n - 5 || !believable(o, file_uid)) {
             /* gone (or never true): tidy the caller's own */
-            if (file_uid == getuid() && o && !believable(o, file_uid))
+            if (file_uid == getuid() && o && !believable(o, file_uid)) {
+                char stats[NAME_MAX + 1];
+                snprintf(stats, sizeof stats, "%.*s.net", (int)(n - 5), e->d_name);
                 unlinkat(fd, e->d_name, 0);
+                unlinkat(fd, stats, 0);
+            }
             json_decref(o);
             continue;
         }
@@ -180,6 +215,7 @@ int rf_registry_list(const char *dir, json_t *out, rf_error **err)
         json_int_t started = json_integer_value(json_object_get(o, "started_epoch"));
         json_object_set_new(o, "age_seconds", json_integer((json_int_t)time(NULL) - started));
         rf_registry_tree((pid_t)json_integer_value(json_object_get(o, "pid")), o);
+        add_stats(fd, id, file_uid, o);
         json_array_append_new(out, o);
     }
     return 0;

@@ -26,7 +26,12 @@ typedef struct rf_registry_entry {
     bool tree_via_init;       /* no pid namespace: stop kills the tree itself */
 } rf_registry_entry;
 int rf_registry_add(const char *dir, const rf_registry_entry *e, rf_error **err);
+/* Removes the entry and its figures file. */
 void rf_registry_remove(const char *dir, const char *id);
+/* <dir>/<id>.net, malloc'd: the network proxy's bytes out and refusals
+ * ("%020llu %020llu\n", rewritten in place by the supervisor: net/audit.c),
+ * which rf_registry_list adds to the entry as bytes_out and refusals. */
+char *rf_registry_stats_path(const char *dir, const char *id);
 
 /* A process's start time in clock ticks since boot (/proc/PID/stat field
  * 22), its parent, and its real uid; -1 when it is gone. */
