@@ -31,6 +31,7 @@
 void rf_net_audit_init(rf_net_proxy *p)
 {
     pthread_mutex_init(&p->audit_lock, NULL);
+    pthread_mutex_init(&p->who_lock, NULL);
     pthread_cond_init(&p->audit_told, NULL);
     p->stats_fd = -1;
 }
@@ -40,6 +41,7 @@ void rf_net_audit_destroy(rf_net_proxy *p)
     if (p->stats_fd >= 0)
         close(p->stats_fd);
     pthread_mutex_destroy(&p->audit_lock);
+    pthread_mutex_destroy(&p->who_lock);
     pthread_cond_destroy(&p->audit_told);
 }
 
@@ -112,10 +114,10 @@ static int write_record(rf_net_proxy *p, const char *event, json_t *fields)
 
 /* The process inside that holds the connection, or why it is not known:
  * never a guess. */
-static void add_process(json_t *o, int client_fd, const rf_ask_who *who)
+static void add_process(rf_net_proxy *p, json_t *o, int client_fd, const rf_ask_who *who)
 {
     rf_ask_who found;
-    if (!who && client_fd >= 0 && rf_ask_who_of_connection(client_fd, &found) == 0)
+    if (!who && client_fd >= 0 && rf_net_who(p, client_fd, &found) == 0)
         who = &found;
     if (who) {
         json_object_set_new(o, "process", json_pack("{s:I, s:s}", "pid", (json_int_t)who->pid, "name", who->name));
@@ -123,8 +125,8 @@ static void add_process(json_t *o, int client_fd, const rf_ask_who *who)
     }
     json_object_set_new(o, "process", json_null());
     json_object_set_new(o, "process_unknown",
-                        json_string("no process of the sandbox holds the connection's socket any more "
-                                    "(it closed it), or /proc could not be read"));
+                        json_string("no process of the sandbox could be seen holding the connection's "
+                                    "socket (it closed it or passed it on, or made itself undumpable)"));
 }
 
 int rf_net_audit_connection(rf_net_proxy *p, int client_fd, const char *host, uint16_t port, const char *protocol,
@@ -143,7 +145,7 @@ int rf_net_audit_connection(rf_net_proxy *p, int client_fd, const char *host, ui
         json_object_set_new(o, "error", json_string("the destination could not be reached"));
     if (asked)
         json_object_set_new(o, "asked", json_true());
-    add_process(o, client_fd, who);
+    add_process(p, o, client_fd, who);
     return write_record(p, reason ? "net.refused" : "net.allowed", o);
 }
 

@@ -25,6 +25,7 @@
 #define RF_NET_BIG_PIPES 4    /* big ones per sandbox: they count in the user's pipe quota */
 #define RF_NET_SPARE_PIPES 8  /* empty relay pipes kept for the next chunk */
 #define RF_NET_SESSION_END_MS 2000  /* stopping: how long route connections get to end */
+#define RF_NET_WHO_PIDS 64    /* the sandbox's processes remembered for who.c */
 
 typedef struct rf_net_dest {
     char *host;
@@ -100,6 +101,11 @@ struct rf_net_proxy {
     int stats_fd;               /* <run>/<id>.net, or -1; the loop thread's */
     uint64_t stats_out, stats_refusals;
     struct timespec stats_at;
+    /* net/who.c: the processes of the sandbox's network namespace, as
+     * last seen, the last one found holding a connection first. */
+    pthread_mutex_t who_lock;
+    pid_t who_pids[RF_NET_WHO_PIDS];
+    size_t who_n;
 };
 
 /* handshake.c: a detached thread per accepted client. */
@@ -134,6 +140,9 @@ int rf_net_audit_connection(rf_net_proxy *p, int client_fd, const char *host, ui
  * query, status; never a header. -1 when it could not be written. */
 int rf_net_audit_route(rf_net_proxy *p, const char *route, const char *method, size_t method_len, const char *path,
                        size_t path_len, int status, uint64_t sent, uint64_t received);
+/* who.c: the process inside holding the other end of the accepted
+ * connection fd. 0 with *out, -1 when it is not known. */
+int rf_net_who(rf_net_proxy *p, int fd, rf_ask_who *out);
 /* Stopping: wake waiters, and no record after this returns. */
 void rf_net_audit_detach(rf_net_proxy *p);
 void rf_net_audit_init(rf_net_proxy *p);
