@@ -41,7 +41,7 @@ int rf_cli_ps(int argc, char **argv)
             return 0;
         } else
             return rf_cli_usage_error("ps", "unknown option '%s'%s", argv[i],
-                                      !strcmp(argv[i], "--sort") ? ": --sort takes cpu, mem, age, procs or id" : "");
+                                      !strcmp(argv[i], "--sort") ? ": --sort takes cpu, mem, age, procs, id, out or refusals" : "");
     }
     int code = RF_EXIT_FAILURE;
     json_t *rows = rf_cli_sandboxes(&code);
