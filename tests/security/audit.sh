@@ -269,6 +269,14 @@ wait_until 30 test -S "$sock" && pass "a pool serves" || fail "a pool serves"
 expect_exit 0 "run --via the pool" rf run --via "$sock" -- echo "pool-$TOKEN"
 expect_exit 0 "audit show --event run.command" rf audit show --json --event run.command
 contains "...names the command the pool ran" "$OUT" "pool-$TOKEN"
+# ps shows a pool sandbox's real command once the pool hands it one.
+pooldur="4.$$$RANDOM"
+rf run --via "$sock" -- sleep "$pooldur" >/dev/null 2>&1 &
+poolrun=$!
+pool_listed() { rf ps --json | python3 -c 'import json,sys
+assert any(o["command"] == ["sleep", sys.argv[1]] for o in json.load(sys.stdin))' "$pooldur" 2>/dev/null; }
+check "ps lists the pool sandbox with the command it was handed (not the placeholder)" wait_until 10 pool_listed
+wait "$poolrun" 2>/dev/null || true
 kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
 expect_exit 0 "the trail verifies after the pool stopped" rf audit verify
 check "...and each run.start has its run.end (the idle sandbox's: waited false)" python3 -c '
