@@ -411,6 +411,42 @@ else
     skip "another user cannot stop this user's sandbox" "needs root and the user rftest (tests/run makes it)"
 fi
 
+# Root's ps and a user's own RINGFENCE_HOME: the user's run leaves a pointer
+# in a root-owned sticky directory (the package makes /run/ringfence/homes;
+# the test hook names another), and root's ps lists that registry too.
+if is_root && id rftest >/dev/null 2>&1; then
+    ptrs=$(mktemp -d /tmp/rf-ptrs.XXXXXX); chmod 1733 "$ptrs"
+    noptrs=$(mktemp -d /tmp/rf-ptrs.XXXXXX); chmod 1733 "$noptrs"
+    uhome=$(runuser -u rftest -- mktemp -d /tmp/rf-audit-home.XXXXXX)
+    at_exit "rm -rf '$ptrs' '$noptrs' '$uhome'"
+    udur="5$((RANDOM % 1000)).$$"
+    (cd /tmp && runuser -u rftest -- env RINGFENCE_HOME="$uhome/rf" RINGFENCE_TEST_REGISTRY_POINTERS="$ptrs" \
+        "$RINGFENCE" run --workspace "$uhome" -- sleep "$udur" >/dev/null 2>&1) &
+    urun=$!
+    at_exit "kill $urun 2>/dev/null; pkill -u rftest -f '^sleep $udur' 2>/dev/null"
+    listed_with() { RINGFENCE_TEST_REGISTRY_POINTERS="$1" "$RINGFENCE" ps --json | python3 -c 'import json,sys
+assert any(o["command"] == ["sleep", sys.argv[1]] for o in json.load(sys.stdin))' "$udur" 2>/dev/null; }
+    check "root's ps lists a user's sandbox under their own RINGFENCE_HOME, through its pointer" \
+        wait_until 20 listed_with "$ptrs"
+    not_listed_with() { ! listed_with "$1"; }
+    check "...control: not without the pointer" not_listed_with "$noptrs"
+    check "...the pointer is the user's, named for their uid" \
+        sh -c '[ "$(stat -c %U "$1"/"$(id -u rftest)".*)" = rftest ]' sh "$ptrs"
+    # A pointer to a directory its owner does not own is not followed: here
+    # a root-owned copy of root's long sandbox's entry, which would be
+    # listed twice if it were.
+    rootreg=$(mktemp -d /tmp/rf-rootreg.XXXXXX); chmod 755 "$rootreg"
+    at_exit "rm -rf '$rootreg'"
+    cp "$reg/$id.json" "$rootreg/"
+    runuser -u rftest -- sh -c 'printf %s "$2" > "$1/$(id -u).forged"' sh "$ptrs" "$rootreg"
+    check "...a user's pointer to a registry they do not own is not followed" python3 -c 'import json,sys
+ids = [o["id"] for o in json.loads(sys.argv[1])]
+assert ids.count(sys.argv[2]) == 1, ids' "$(RINGFENCE_TEST_REGISTRY_POINTERS="$ptrs" "$RINGFENCE" ps --json)" "$id"
+    kill "$urun" 2>/dev/null; pkill -u rftest -f "^sleep $udur" 2>/dev/null; wait "$urun" 2>/dev/null || true
+else
+    skip "root's ps follows a user's pointer to their registry" "needs root and the user rftest (tests/run makes it)"
+fi
+
 # stop: the whole tree ends, the grandchild that left its session too.
 check "control: the grandchild and the command run (two sleeps)" test "$(pgrep -fc "^sleep $dur")" = 2
 expect_exit 0 "stop ID" rf stop --grace 5 "$id"

@@ -99,6 +99,7 @@ int rf_registry_add(const char *dir, const rf_registry_entry *e, rf_error **err)
         return rf_error_set(err, errno ? errno : ESRCH, "registry: read /proc of sandbox %s", e->id);
     if (mkdir(dir, 0700) < 0 && errno != EEXIST)
         return rf_error_set(err, errno, "registry: create %s", dir);
+    rf_registry_point(dir);
     char now[32];
     time_t t = time(NULL);
     struct tm tm;
@@ -181,7 +182,9 @@ static json_t *read_entry(int dirfd, const char *name, uid_t *file_uid)
     return json_loadfd(fd, JSON_REJECT_DUPLICATES, NULL);
 }
 
-int rf_registry_list(const char *dir, json_t *out, rf_error **err)
+/* tidy: remove the caller's own stale entries; only_uid (unless -1):
+ * list only entries that user owns. */
+static int list_dir(const char *dir, json_t *out, bool tidy, long only_uid, rf_error **err)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     _cleanup_closedir_ DIR *d = fd < 0 ? NULL : fdopendir(fd); /* the DIR has fd */
@@ -199,9 +202,10 @@ int rf_registry_list(const char *dir, json_t *out, rf_error **err)
         uid_t file_uid = 0;
         json_t *o = read_entry(fd, e->d_name, &file_uid);
         const char *id = json_string_value(json_object_get(o, "id"));
-        if (!o || !id || strncmp(id, e->d_name, n - 5) || strlen(id) != n - 5 || !believable(o, file_uid)) {
+        if (!o || !id || strncmp(id, e->d_name, n - 5) || strlen(id) != n - 5 ||
+            (only_uid >= 0 && file_uid != (uid_t)only_uid) || !believable(o, file_uid)) {
             /* gone (or never true): tidy the caller's own */
-            if (file_uid == getuid() && o && !believable(o, file_uid)) {
+            if (tidy && file_uid == getuid() && o && !believable(o, file_uid)) {
                 char stats[NAME_MAX + 1];
                 snprintf(stats, sizeof stats, "%.*s.net", (int)(n - 5), e->d_name);
                 unlinkat(fd, e->d_name, 0);
@@ -221,20 +225,54 @@ int rf_registry_list(const char *dir, json_t *out, rf_error **err)
     return 0;
 }
 
+int rf_registry_list(const char *dir, json_t *out, rf_error **err)
+{
+    return list_dir(dir, out, true, -1, err);
+}
+
+int rf_registry_list_of(const char *dir, uid_t uid, json_t *out)
+{
+    return list_dir(dir, out, false, (long)uid, NULL);
+}
+
 int rf_registry_list_all(const char *dir, json_t *out, rf_error **err)
 {
     if (rf_registry_list(dir, out, err) < 0)
         return -1;
+    char **seen = NULL; /* real paths listed, for the pointers */
+    size_t n_seen = 0;
+    char *self = realpath(dir, NULL);
+    char **grown = self ? realloc(seen, sizeof *seen) : NULL;
+    if (grown) {
+        seen = grown;
+        seen[n_seen++] = self;
+    } else {
+        free(self);
+    }
     setpwent();
     struct passwd *pw;
     while ((pw = getpwent())) {
         _cleanup_free_ char *other = NULL;
         if (!pw->pw_dir || pw->pw_dir[0] != '/' || asprintf(&other, "%s/.ringfence/run", pw->pw_dir) < 0)
             continue;
-        _cleanup_free_ char *a = realpath(other, NULL), *b = realpath(dir, NULL);
-        if (a && (!b || strcmp(a, b)))
+        char *a = realpath(other, NULL);
+        bool listed = !a;
+        for (size_t i = 0; a && i < n_seen; i++)
+            listed = listed || !strcmp(a, seen[i]);
+        if (!listed)
             (void)rf_registry_list(a, out, NULL); /* one unreadable home hides only its own */
+        grown = a && !listed ? realloc(seen, (n_seen + 1) * sizeof *seen) : NULL;
+        if (grown) {
+            seen = grown;
+            seen[n_seen++] = a;
+        } else {
+            free(a);
+        }
     }
     endpwent();
+    (void)rf_registry_list_pointed(seen, n_seen, out);
+    for (size_t i = 0; i < n_seen; i++)
+        free(seen[i]);
+    free(seen);
     return 0;
 }
