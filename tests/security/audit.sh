@@ -149,6 +149,11 @@ assert a["host"] == sys.argv[2] and a["port"] == int(sys.argv[3]) and a["protoco
 assert r["process"]["name"] == "python3" and a["process"]["name"] == "python3", (r, a)
 ' "$OUT" "up.$TOKEN.test" "$up_port"
 lacks "...and no record carries the query string's token" "$(cat "$(log)")" "secret-$TOKEN"
+expect_exit 0 "audit export --format ocsf of its net.refused" rf audit export --format ocsf --sandbox "$nid" --event net.refused
+check "...Network Activity, refused, naming the process inside" python3 -c '
+import json, sys
+o = json.loads(sys.argv[1].splitlines()[0])
+assert o["class_uid"] == 4001 and o["action"] == "Denied" and o["process"]["name"] == "python3", o' "$OUT"
 check "control: the token did go out (the upstream logged it)" grep -q "secret-$TOKEN" "$SCRATCH/upstream.log"
 expect_exit 0 "the chain verifies with the network's records" rf audit verify
 net_line=$(grep -n "\"event\":\"net.allowed\",\"sandbox\":\"$nid\"" "$(log)" | cut -d: -f1)
@@ -211,6 +216,14 @@ r = [json.loads(l) for l in sys.argv[1].splitlines()]
 got = [(x["route"], x["method"], x["path"], x["status"]) for x in r]
 assert got == [("api", "POST", "/v1/messages", 200), ("api", "GET", "/v1/files", 403)], got
 assert r[0]["bytes_sent"] > 0 and r[0]["bytes_received"] > 0, r[0]' "$OUT"
+    expect_exit 0 "audit export --format ocsf of the route's requests" \
+        rf audit export --format ocsf --sandbox "$rid" --event route.request
+    check "...HTTP Activity with the method, the path and the answer's code" python3 -c '
+import json, sys
+r = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [o["class_uid"] for o in r] == [4002, 4002], r
+assert r[0]["http_request"] == {"http_method": "POST", "url": {"path": "/v1/messages"}}, r[0]
+assert r[0]["http_response"] == {"code": 200} and r[1]["http_response"] == {"code": 403}, r' "$OUT"
     check "control: the upstream got the key and the query" sh -c \
         'grep -q "sk-audit-$1" "$2" && grep -q "qs-$1" "$2"' sh "$TOKEN" "$SCRATCH/requests.jsonl"
     lacks "...the trail has not the key" "$(cat "$(log)")" "sk-audit-$TOKEN"
