@@ -8,19 +8,24 @@
 
 static void help(FILE *out)
 {
-    fprintf(out, "Usage: ringfence ps [--json] [--sort cpu|mem|age|procs|id]\n"
+    fprintf(out, "Usage: ringfence ps [--json] [--sort cpu|mem|age|procs|id|out|refusals]\n"
                  "\n"
                  "The sandboxes running now, whoever started them (run, exec, mcp, serve, a\n"
-                 "program using libringfence): this user's, and everyone's for root. Each with\n"
-                 "its id (for 'ringfence stop ID' and 'ringfence audit show --sandbox ID'),\n"
+                 "program using libringfence): this user's, and everyone's for root (each\n"
+                 "account's ~/.ringfence, and the registries users with another RINGFENCE_HOME\n"
+                 "point to in /run/ringfence/homes). Each with its id (for 'ringfence stop\n"
+                 "ID' and 'ringfence audit show --sandbox ID'),\n"
                  "user, instance, the pid of its init on the host, age, CPU time, memory and\n"
-                 "processes of its whole tree, backend, workspace and command (bytes shown\n"
-                 "as \\xNN where the command chose them). An entry whose processes are not\n"
-                 "what it says (stale, or forged) is not listed.\n"
+                 "processes of its whole tree, bytes sent out through the network proxy\n"
+                 "(OUT) and connections or route requests it refused (REFUSED), both at most\n"
+                 "a second old, backend, workspace and command (bytes shown as \\xNN where\n"
+                 "the command chose them). An entry whose processes are not what it says\n"
+                 "(stale, or forged) is not listed. --json adds bytes_out and refusals.\n"
                  "\n"
                  "Options:\n"
                  "  --json                 a JSON array, one object a sandbox\n"
-                 "  --sort COLUMN          cpu (default), mem, age, procs or id\n"
+                 "  --sort COLUMN          cpu (default), mem, age, procs, id,\n"
+                 "                         out (bytes out) or refusals\n"
                  "  --help                 show this help\n");
 }
 
@@ -38,7 +43,7 @@ int rf_cli_ps(int argc, char **argv)
             return 0;
         } else
             return rf_cli_usage_error("ps", "unknown option '%s'%s", argv[i],
-                                      !strcmp(argv[i], "--sort") ? ": --sort takes cpu, mem, age, procs or id" : "");
+                                      !strcmp(argv[i], "--sort") ? ": --sort takes cpu, mem, age, procs, id, out or refusals" : "");
     }
     int code = RF_EXIT_FAILURE;
     json_t *rows = rf_cli_sandboxes(&code);

@@ -39,8 +39,9 @@ json_t *rf_cli_sandboxes(int *code)
     return all;
 }
 
-static const char *const sort_keys[] = { "cpu", "mem", "age", "procs", "id", NULL };
-static const char *const sort_fields[] = { "cpu_seconds", "memory_bytes", "age_seconds", "processes", "id" };
+static const char *const sort_keys[] = { "cpu", "mem", "age", "procs", "id", "out", "refusals", NULL };
+static const char *const sort_fields[] = { "cpu_seconds", "memory_bytes", "age_seconds", "processes", "id",
+                                           "bytes_out", "refusals" };
 static int sort_by;
 
 bool rf_cli_sort_known(const char *key)
@@ -117,24 +118,25 @@ void rf_cli_print_sandboxes(FILE *out, json_t *rows, const char *sort)
         v[i] = json_array_get(rows, i);
     if (v)
         qsort(v, n, sizeof *v, cmp_rows);
-    fprintf(out, "%-12s %-8s %-8s %7s %5s %6s %7s %5s %-8s %-20s %s\n", "ID", "USER", "INSTANCE", "PID", "AGE",
-            "CPU", "MEM", "PROCS", "BACKEND", "WORKSPACE", "COMMAND");
+    fprintf(out, "%-12s %-8s %-8s %7s %5s %6s %7s %5s %7s %7s %-8s %-20s %s\n", "ID", "USER", "INSTANCE", "PID",
+            "AGE", "CPU", "MEM", "PROCS", "OUT", "REFUSED", "BACKEND", "WORKSPACE", "COMMAND");
     for (size_t i = 0; v && i < n; i++) {
         const json_t *o = v[i];
-        char mem[32], age[32];
+        char mem[32], age[32], sent[32];
         human_bytes(mem, sizeof mem, (double)json_integer_value(json_object_get(o, "memory_bytes")));
+        human_bytes(sent, sizeof sent, (double)json_integer_value(json_object_get(o, "bytes_out")));
         human_age(age, sizeof age, json_integer_value(json_object_get(o, "age_seconds")));
         const json_t *user = json_object_get(o, "user");
         _cleanup_free_ char *u = json_is_string(user) ? safe_text(user) : NULL;
         _cleanup_free_ char *inst = safe_text(json_object_get(o, "instance"));
         _cleanup_free_ char *ws = safe_text(json_object_get(o, "workspace"));
         _cleanup_free_ char *cmd = safe_text(json_object_get(o, "command"));
-        fprintf(out, "%-12s %-8s %-8s %7lld %5s %6.2f %7s %5lld %-8s %-20s %.60s",
+        fprintf(out, "%-12s %-8s %-8s %7lld %5s %6.2f %7s %5lld %7s %7lld %-8s %-20s %.60s",
                 json_string_value(json_object_get(o, "id")),
                 u ? u : "?", inst && *inst ? inst : "-", (long long)json_integer_value(json_object_get(o, "pid")), age,
                 json_number_value(json_object_get(o, "cpu_seconds")), mem,
-                (long long)json_integer_value(json_object_get(o, "processes")),
-                json_string_value(json_object_get(o, "backend")), ws ? ws : "", cmd ? cmd : "");
+                (long long)json_integer_value(json_object_get(o, "processes")), sent,
+                (long long)json_integer_value(json_object_get(o, "refusals")), json_string_value(json_object_get(o, "backend")), ws ? ws : "", cmd ? cmd : "");
         fprintf(out, "\n");
     }
     free(v);

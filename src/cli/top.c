@@ -12,13 +12,14 @@
 
 static void help(FILE *out)
 {
-    fprintf(out, "Usage: ringfence top [--sort cpu|mem|age|procs|id] [--interval SECONDS] [--once]\n"
+    fprintf(out, "Usage: ringfence top [--sort cpu|mem|age|procs|id|out|refusals] [--interval SECONDS] [--once]\n"
                  "\n"
                  "What 'ringfence ps' lists, redrawn every interval in the terminal, the\n"
                  "busiest first. q or Ctrl-C ends it.\n"
                  "\n"
                  "Options:\n"
-                 "  --sort COLUMN          cpu (default), mem, age, procs or id\n"
+                 "  --sort COLUMN          cpu (default), mem, age, procs, id,\n"
+                 "                         out (bytes out) or refusals\n"
                  "  --interval SECONDS     between redraws (default 2)\n"
                  "  --once                 draw once and exit (for scripts: prefer ps --json)\n"
                  "  --help                 show this help\n");

@@ -8,7 +8,8 @@
 # visible. The running-sandbox registry (`ringfence ps`, `stop`) is
 # checked at the end: a forged entry is not listed nor stopped, and an
 # ordinary user cannot stop another's sandbox.
-. "$(dirname "$0")/common.bash"
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/common.bash"
 
 log() { rf audit path; }
 status_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$@"; }
@@ -110,6 +111,162 @@ s.recv(100)'
 expect_exit 0 "audit show --event net.refused" rf audit show --json --event net.refused
 contains "...names the refused host" "$OUT" '"host":"blocked.example","port":443'
 
+# Each connection is recorded as it happens, between its sandbox's
+# run.start and run.end: refused and allowed, with the process inside
+# that made it. An upstream on the host's loopback (--add-host) stands in
+# for the internet.
+up_port=$(free_port)
+python3 -m http.server "$up_port" --bind 127.0.0.1 >/dev/null 2>"$SCRATCH/upstream.log" &
+up_pid=$!
+at_exit "kill $up_pid 2>/dev/null"
+wait_until 10 python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])))' "$up_port" ||
+    fail "a local upstream listens"
+echo "secret-$TOKEN" >"$WS/token-$TOKEN"
+NET=(--allow-domain "up.$TOKEN.test" --add-host "up.$TOKEN.test:127.0.0.1" --allow-port "$up_port"
+    --allow-private-addresses)
+expect_exit 0 "a command is refused one name and reaches another" \
+    rf run "${NET[@]}" --status-json "$SCRATCH/net.json" -- python3 -c '
+import socket, sys, urllib.request
+s = socket.create_connection(("127.0.0.1", 3128))
+s.sendall(b"CONNECT blocked.example:443 HTTP/1.1\r\n\r\n")
+s.recv(100)
+p = urllib.request.ProxyHandler({"http": "http://127.0.0.1:3128"})
+token = open(sys.argv[3]).read().strip()  # not in argv: run.start records argv
+urllib.request.build_opener(p).open("http://%s:%s/?access_token=%s" % (sys.argv[1], sys.argv[2], token)).read()
+' "up.$TOKEN.test" "$up_port" "$WS/token-$TOKEN"
+nid=$(status_field "$SCRATCH/net.json" sandbox)
+expect_exit 0 "audit show --json of that sandbox" rf audit show --json --sandbox "$nid"
+check "...net.refused and net.allowed, in order, between run.start and run.end, each naming python3" python3 -c '
+import json, sys
+recs = [json.loads(l) for l in sys.argv[1].splitlines()]
+ev = [r["event"] for r in recs]
+assert ev[0] == "run.start" and ev[-1] == "run.end", ev
+i, j = ev.index("net.refused"), ev.index("net.allowed")
+assert 0 < i < j < ev.index("net.summary"), ev
+r, a = recs[i], recs[j]
+assert (r["host"], r["port"], r["reason"]) == ("blocked.example", 443, "not in allow_domains"), r
+assert a["host"] == sys.argv[2] and a["port"] == int(sys.argv[3]) and a["protocol"] == "http", a
+assert r["process"]["name"] == "python3" and a["process"]["name"] == "python3", (r, a)
+' "$OUT" "up.$TOKEN.test" "$up_port"
+lacks "...and no record carries the query string's token" "$(cat "$(log)")" "secret-$TOKEN"
+expect_exit 0 "audit export --format ocsf of its net.refused" rf audit export --format ocsf --sandbox "$nid" --event net.refused
+check "...Network Activity, refused, naming the process inside" python3 -c '
+import json, sys
+o = json.loads(sys.argv[1].splitlines()[0])
+assert o["class_uid"] == 4001 and o["action"] == "Denied" and o["process"]["name"] == "python3", o' "$OUT"
+check "control: the token did go out (the upstream logged it)" grep -q "secret-$TOKEN" "$SCRATCH/upstream.log"
+expect_exit 0 "the chain verifies with the network's records" rf audit verify
+net_line=$(grep -n "\"event\":\"net.allowed\",\"sandbox\":\"$nid\"" "$(log)" | cut -d: -f1)
+cp -a "$(dirname "$(log)")" "$SCRATCH/good-net"
+sed -i "${net_line}s/\"port\":$up_port/\"port\":443/" "$(log)"
+expect_exit 1 "an edited net.allowed record (its port) is found" rf audit verify
+contains "...named" "$ERR" "record $net_line: its hash does not match"
+rm -rf "$(dirname "$(log)")"; cp -a "$SCRATCH/good-net" "$(dirname "$(log)")"
+
+# The command cannot forge a record through what it sends: a host name
+# that is JSON, or control bytes, is refused or stored escaped, and adds
+# exactly one record.
+before=$(wc -l <"$(log)")
+expect_exit 0 "a command asks for a name made to look like a record" \
+    rf run "${NET[@]}" -- python3 -c '
+import socket
+s = socket.create_connection(("127.0.0.1", 3128))
+s.sendall(b"CONNECT x\",\"event\":\"run.end\x1b]0;pwned\x07:443 HTTP/1.1\r\n\r\n")
+s.recv(100)'
+expect_exit 0 "...audit verify" rf audit verify
+check "...it added run.start, at most one net record, net.summary at most, run.end" \
+    test "$(($(wc -l <"$(log)") - before))" -le 4
+check "...no record has a raw escape byte" sh -c '! grep -q "$(printf "\033")" "$1"' sh "$(log)"
+
+# Each request through a credential route is recorded as it is served:
+# route, method, path, status; never a header (the key), never the query
+# (where tokens travel). A local HTTPS upstream (route-upstream.py) with a
+# CA made here stands in for the API.
+if ! command -v openssl >/dev/null || ! command -v curl >/dev/null; then
+    skip "route.request records" "openssl or curl is not installed"
+else
+    (
+        cd "$SCRATCH" || exit 1
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=rf-audit-ca
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout srv.key -out srv.csr -subj /CN=upstream.test
+        printf 'subjectAltName=DNS:upstream.test\n' >san.ext
+        openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 -extfile san.ext
+    ) >"$SCRATCH/openssl.log" 2>&1 || fail "make a test CA"
+    : >"$SCRATCH/requests.jsonl"
+    /usr/bin/python3 "$HERE/route-upstream.py" "$SCRATCH/requests.jsonl" good "$SCRATCH/srv.pem" "$SCRATCH/srv.key" \
+        >"$SCRATCH/ports" 2>&1 &
+    rsrv=$!
+    at_exit "kill $rsrv 2>/dev/null"
+    wait_until 10 grep -qs "^good " "$SCRATCH/ports" || { fail "the route's upstream starts"; diag "$(cat "$SCRATCH/ports" "$SCRATCH/openssl.log")"; }
+    good=$(awk '$1 == "good" {print $2}' "$SCRATCH/ports")
+    export RF_TEST_ROUTE_KEY="sk-audit-$TOKEN"
+    echo "qs-$TOKEN" >"$WS/query-value"
+    expect_exit 0 "a command sends an allowed and a refused request through a route" \
+        rf run --status-json "$SCRATCH/route.json" --route "api=https://upstream.test:$good" \
+        --add-host upstream.test:127.0.0.1 --route-ca "api:$SCRATCH/ca.pem" \
+        --route-header "api:x-api-key=env:RF_TEST_ROUTE_KEY" --route-allow "api:POST /v1/messages*" -- sh -c '
+        u=http://127.0.0.1:3128/route/api
+        curl -sS -o /dev/null -X POST -d "{}" "$u/v1/messages?key=$(cat "$1")"
+        curl -sS -o /dev/null "$u/v1/files"' sh "$WS/query-value"
+    rid=$(status_field "$SCRATCH/route.json" sandbox)
+    expect_exit 0 "audit show --event route.request" rf audit show --json --sandbox "$rid" --event route.request
+    check "...the POST with its path (no query) and 200, the GET with 403" python3 -c '
+import json, sys
+r = [json.loads(l) for l in sys.argv[1].splitlines()]
+got = [(x["route"], x["method"], x["path"], x["status"]) for x in r]
+assert got == [("api", "POST", "/v1/messages", 200), ("api", "GET", "/v1/files", 403)], got
+assert r[0]["bytes_sent"] > 0 and r[0]["bytes_received"] > 0, r[0]' "$OUT"
+    expect_exit 0 "audit export --format ocsf of the route's requests" \
+        rf audit export --format ocsf --sandbox "$rid" --event route.request
+    check "...HTTP Activity with the method, the path and the answer's code" python3 -c '
+import json, sys
+r = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [o["class_uid"] for o in r] == [4002, 4002], r
+assert r[0]["http_request"] == {"http_method": "POST", "url": {"path": "/v1/messages"}}, r[0]
+assert r[0]["http_response"] == {"code": 200} and r[1]["http_response"] == {"code": 403}, r' "$OUT"
+    check "control: the upstream got the key and the query" sh -c \
+        'grep -q "sk-audit-$1" "$2" && grep -q "qs-$1" "$2"' sh "$TOKEN" "$SCRATCH/requests.jsonl"
+    lacks "...the trail has not the key" "$(cat "$(log)")" "sk-audit-$TOKEN"
+    lacks "...nor the query's token" "$(cat "$(log)")" "qs-$TOKEN"
+    expect_exit 0 "...and the chain verifies" rf audit verify
+    unset RF_TEST_ROUTE_KEY
+fi
+
+# ps shows, while the sandbox runs, what its proxy sent out and refused.
+psready="$WS/psready-$TOKEN"
+rf run "${NET[@]}" -- python3 -c '
+import socket, sys, time, urllib.request
+for _ in range(3):
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(b"CONNECT refused.example:443 HTTP/1.1\r\n\r\n")
+    s.recv(100)
+p = urllib.request.ProxyHandler({"http": "http://127.0.0.1:3128"})
+req = urllib.request.Request("http://%s:%s/" % (sys.argv[1], sys.argv[2]), data=b"x" * 50000, method="POST")
+try:
+    urllib.request.build_opener(p).open(req).read()
+except Exception:
+    pass  # http.server answers POST with 501: the bytes went out anyway
+open(sys.argv[3], "w").write("ok")
+time.sleep(60)' "up.$TOKEN.test" "$up_port" "$psready" >"$SCRATCH/ps-net.out" 2>&1 &
+psrun=$!
+at_exit "kill $psrun 2>/dev/null"
+wait_until 30 test -s "$psready" && pass "a sandbox that sent and was refused runs" || fail "a sandbox that sent and was refused runs"
+ps_net() { rf ps --json | python3 -c 'import json,sys
+o = [o for o in json.load(sys.stdin) if sys.argv[1] in " ".join(o["command"])]
+assert o and o[0]["refusals"] == 3 and o[0]["bytes_out"] >= 50000, o' "$psready"; }
+check "ps --json: its refusals (3) and bytes_out (at least the 50000 it posted), within 15 s" wait_until 15 ps_net ||
+    diag "$(cat "$SCRATCH/ps-net.out")" "$(ls -la "$RINGFENCE_HOME/run")"
+expect_exit 0 "ps prints the columns" rf ps
+contains "...OUT" "$OUT" "OUT"
+contains "...REFUSED" "$OUT" "REFUSED"
+psid=$(rf ps --json | python3 -c 'import json,sys
+print([o["id"] for o in json.load(sys.stdin) if sys.argv[1] in " ".join(o["command"])][0])' "$psready")
+expect_exit 0 "a sandbox tries to write its own figures file" \
+    rf run --workspace "$SCRATCH" -- sh -c '(echo 0 0 > "$1/run/$2.net") 2>/dev/null && echo WROTE; true' sh "$RINGFENCE_HOME" "$psid"
+lacks "...it cannot" "$OUT" WROTE
+rf stop --grace 1 "$psid" >/dev/null 2>&1; wait "$psrun" 2>/dev/null
+check "...its figures file goes with its entry" test ! -e "$RINGFENCE_HOME/run/$psid.net"
+
 # Off: nothing recorded (and the status record has no head).
 lines=$(wc -l <"$(log)")
 expect_exit 0 "a run with audit: false" env RINGFENCE_AUDIT=false "$RINGFENCE" run --status-json "$SCRATCH/off.json" -- true
@@ -125,6 +282,14 @@ wait_until 30 test -S "$sock" && pass "a pool serves" || fail "a pool serves"
 expect_exit 0 "run --via the pool" rf run --via "$sock" -- echo "pool-$TOKEN"
 expect_exit 0 "audit show --event run.command" rf audit show --json --event run.command
 contains "...names the command the pool ran" "$OUT" "pool-$TOKEN"
+# ps shows a pool sandbox's real command once the pool hands it one.
+pooldur="4.$$$RANDOM"
+rf run --via "$sock" -- sleep "$pooldur" >/dev/null 2>&1 &
+poolrun=$!
+pool_listed() { rf ps --json | python3 -c 'import json,sys
+assert any(o["command"] == ["sleep", sys.argv[1]] for o in json.load(sys.stdin))' "$pooldur" 2>/dev/null; }
+check "ps lists the pool sandbox with the command it was handed (not the placeholder)" wait_until 10 pool_listed
+wait "$poolrun" 2>/dev/null || true
 kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
 expect_exit 0 "the trail verifies after the pool stopped" rf audit verify
 check "...and each run.start has its run.end (the idle sandbox's: waited false)" python3 -c '
@@ -257,6 +422,42 @@ if is_root && id rftest >/dev/null 2>&1; then
     check "...and it still runs" test -f "$reg/$id.json" -a -d "/proc/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$reg/$id.json")"
 else
     skip "another user cannot stop this user's sandbox" "needs root and the user rftest (tests/run makes it)"
+fi
+
+# Root's ps and a user's own RINGFENCE_HOME: the user's run leaves a pointer
+# in a root-owned sticky directory (the package makes /run/ringfence/homes;
+# the test hook names another), and root's ps lists that registry too.
+if is_root && id rftest >/dev/null 2>&1; then
+    ptrs=$(mktemp -d /tmp/rf-ptrs.XXXXXX); chmod 1733 "$ptrs"
+    noptrs=$(mktemp -d /tmp/rf-ptrs.XXXXXX); chmod 1733 "$noptrs"
+    uhome=$(runuser -u rftest -- mktemp -d /tmp/rf-audit-home.XXXXXX)
+    at_exit "rm -rf '$ptrs' '$noptrs' '$uhome'"
+    udur="5$((RANDOM % 1000)).$$"
+    (cd /tmp && runuser -u rftest -- env RINGFENCE_HOME="$uhome/rf" RINGFENCE_TEST_REGISTRY_POINTERS="$ptrs" \
+        "$RINGFENCE" run --workspace "$uhome" -- sleep "$udur" >/dev/null 2>&1) &
+    urun=$!
+    at_exit "kill $urun 2>/dev/null; pkill -u rftest -f '^sleep $udur' 2>/dev/null"
+    listed_with() { RINGFENCE_TEST_REGISTRY_POINTERS="$1" "$RINGFENCE" ps --json | python3 -c 'import json,sys
+assert any(o["command"] == ["sleep", sys.argv[1]] for o in json.load(sys.stdin))' "$udur" 2>/dev/null; }
+    check "root's ps lists a user's sandbox under their own RINGFENCE_HOME, through its pointer" \
+        wait_until 20 listed_with "$ptrs"
+    not_listed_with() { ! listed_with "$1"; }
+    check "...control: not without the pointer" not_listed_with "$noptrs"
+    check "...the pointer is the user's, named for their uid" \
+        sh -c '[ "$(stat -c %U "$1"/"$(id -u rftest)".*)" = rftest ]' sh "$ptrs"
+    # A pointer to a directory its owner does not own is not followed: here
+    # a root-owned copy of root's long sandbox's entry, which would be
+    # listed twice if it were.
+    rootreg=$(mktemp -d /tmp/rf-rootreg.XXXXXX); chmod 755 "$rootreg"
+    at_exit "rm -rf '$rootreg'"
+    cp "$reg/$id.json" "$rootreg/"
+    runuser -u rftest -- sh -c 'printf %s "$2" > "$1/$(id -u).forged"' sh "$ptrs" "$rootreg"
+    check "...a user's pointer to a registry they do not own is not followed" python3 -c 'import json,sys
+ids = [o["id"] for o in json.loads(sys.argv[1])]
+assert ids.count(sys.argv[2]) == 1, ids' "$(RINGFENCE_TEST_REGISTRY_POINTERS="$ptrs" "$RINGFENCE" ps --json)" "$id"
+    kill "$urun" 2>/dev/null; pkill -u rftest -f "^sleep $udur" 2>/dev/null; wait "$urun" 2>/dev/null || true
+else
+    skip "root's ps follows a user's pointer to their registry" "needs root and the user rftest (tests/run makes it)"
 fi
 
 # stop: the whole tree ends, the grandchild that left its session too.

@@ -75,6 +75,19 @@ static json_t *command_line(const json_t *argv)
     return s;
 }
 
+/* route.request: the request and the answer as OCSF's HTTP Activity has
+ * them (the path as recorded: without its query). */
+static void add_http_fields(json_t *o, const json_t *rec)
+{
+    const json_t *method = json_object_get(rec, "method"), *path = json_object_get(rec, "path");
+    const json_t *status = json_object_get(rec, "status");
+    if (json_is_string(method) && json_is_string(path))
+        json_object_set_new(o, "http_request",
+                            json_pack("{s:O, s:{s:O}}", "http_method", method, "url", "path", path));
+    if (json_is_integer(status))
+        json_object_set_new(o, "http_response", json_pack("{s:O}", "code", status));
+}
+
 /* The parts a class has beyond the common ones. */
 static void add_class_fields(json_t *o, const ocsf_class *c, const char *event, const json_t *rec)
 {
@@ -86,11 +99,13 @@ static void add_class_fields(json_t *o, const ocsf_class *c, const char *event, 
         if (port)
             json_object_set(dst, "port", (json_t *)port);
         json_object_set_new(o, "dst_endpoint", dst);
-        bool refused = !strcmp(event, "net.refused");
+        const char *verdict = json_string_value(json_object_get(rec, "verdict")); /* net.summary */
+        bool refused = !strcmp(event, "net.refused") || (verdict && !strcmp(verdict, "refused"));
         json_object_set_new(o, "action_id", json_integer(refused ? 2 : 1));
         json_object_set_new(o, "action", json_string(refused ? "Denied" : "Allowed"));
         json_object_set_new(o, "disposition_id", json_integer(refused ? 2 : 1));
         json_object_set_new(o, "disposition", json_string(refused ? "Blocked" : "Allowed"));
+        add_http_fields(o, rec);
     } else if (c->class_uid == 2004) {
         json_object_set_new(o, "finding_info", json_pack("{s:s, s:O?}", "title", event, "uid",
                                                          json_object_get(rec, "hash")));
@@ -108,6 +123,13 @@ json_t *rf_audit_ocsf(const json_t *rec)
     json_t *process = json_object();
     if (json_object_get(rec, "pid"))
         json_object_set(process, "pid", json_object_get(rec, "pid"));
+    /* net.allowed, net.refused: the process inside that connected (its pid
+     * as the sandbox numbers it), when it was known. */
+    const json_t *inside = json_object_get(rec, "process");
+    if (json_is_object(inside)) {
+        json_object_set(process, "pid", json_object_get(inside, "pid"));
+        json_object_set(process, "name", json_object_get(inside, "name"));
+    }
     if (json_is_array(argv))
         json_object_set_new(process, "cmd_line", command_line(argv));
     json_t *o = json_pack("{s:i, s:s, s:i, s:s, s:i, s:s, s:I, s:I, s:i, s:s, s:{s:s, s:{s:s, s:s}, s:O?, s:O?}}",

@@ -45,16 +45,27 @@ rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid,
     return r;
 }
 
-static int append(rf_audit_run *r, const char *event, json_t *f, rf_error **err)
+/* ret_head: where the new head goes (NULL: nowhere). */
+static int append_to(const rf_audit_run *r, const char *event, json_t *f, char *ret_head, rf_error **err)
 {
     if (!f)
         return rf_error_set(err, ENOMEM, "audit");
     json_t *o = json_pack("{s:s, s:s*}", "sandbox", r->id, "instance", r->instance);
-    int rc = o && json_object_update(o, f) == 0 ? rf_audit_append(r->dir, event, o, r->head, err)
+    int rc = o && json_object_update(o, f) == 0 ? rf_audit_append(r->dir, event, o, ret_head, err)
                                                 : rf_error_set(err, ENOMEM, "audit");
     json_decref(o);
     json_decref(f);
     return rc;
+}
+
+static int append(rf_audit_run *r, const char *event, json_t *f, rf_error **err)
+{
+    return append_to(r, event, f, r->head, err);
+}
+
+int rf_audit_run_event(const rf_audit_run *r, const char *event, json_t *fields, rf_error **err)
+{
+    return append_to(r, event, fields, NULL, err);
 }
 
 int rf_audit_run_command(rf_audit_run *r, char *const *argv, const char *cwd, rf_error **err)
@@ -62,15 +73,27 @@ int rf_audit_run_command(rf_audit_run *r, char *const *argv, const char *cwd, rf
     return append(r, "run.command", json_pack("{s:o, s:s*}", "command", rf_strv_json(argv), "cwd", cwd), err);
 }
 
-/* One record per destination (allowed, refused) and per question, as the
- * proxy counted them over the run; per route its counts, never a header. */
+/* At the end, one net.summary per destination (verdict allowed or
+ * refused, with its counts and bytes) and per question, as the proxy
+ * counted them over the run; per route its counts, never a header. The
+ * connections themselves were recorded as they happened (net/audit.c). */
+static json_t *summary_fields(const char *key, const json_t *item)
+{
+    json_t *o = json_is_object(item) ? json_deep_copy(item) : json_pack("{s:O}", "value", item);
+    if (o && !strcmp(key, "allowed"))
+        json_object_set_new(o, "verdict", json_string("allowed"));
+    else if (o && !strcmp(key, "blocked_destinations"))
+        json_object_set_new(o, "verdict", json_string("refused"));
+    return o;
+}
+
 static int network_events(rf_audit_run *r, const char *network_json, rf_error **err)
 {
     json_t *net = network_json ? json_loads(network_json, 0, NULL) : NULL;
     if (!net)
         return 0;
     static const struct { const char *key, *event; } lists[] = {
-        { "allowed", "net.allowed" }, { "blocked_destinations", "net.refused" },
+        { "allowed", "net.summary" }, { "blocked_destinations", "net.summary" },
         { "asked", "net.asked" },     { "asked_files", "file.asked" },
         { "routes", "route.summary" },
     };
@@ -84,8 +107,7 @@ static int network_events(rf_audit_run *r, const char *network_json, rf_error **
         else
             json_array_foreach(a, j, item)
                 if (rc == 0)
-                    rc = append(r, lists[i].event,
-                                json_is_object(item) ? json_deep_copy(item) : json_pack("{s:O}", "value", item), err);
+                    rc = append(r, lists[i].event, summary_fields(lists[i].key, item), err);
     }
     json_decref(net);
     return rc;

@@ -22,6 +22,12 @@ rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid,
 /* A warm pool's sandbox was handed its command (run.start named the
  * pool's placeholder): run.command with argv and cwd. */
 int rf_audit_run_command(rf_audit_run *r, char *const *argv, const char *cwd, rf_error **err);
+/* One record of this sandbox as it happens, from another thread (the
+ * network proxy's: net.allowed, net.refused, route.request): fields
+ * (taken) plus sandbox and instance. Touches nothing of r but reads its
+ * id, dir and instance, which never change, so any thread may call it
+ * while r lives; r->head is left to the caller's thread (run.end's). */
+int rf_audit_run_event(const rf_audit_run *r, const char *event, json_t *fields, rf_error **err);
 /* The network's destinations (net.allowed, net.refused, net.asked,
  * route.summary) and run.end; the head afterwards in r->head. */
 int rf_audit_run_end(rf_audit_run *r, const rf_status *st, rf_error **err);

@@ -8,6 +8,8 @@
 #include "backend/firejail/firejail.h"
 #include "audit/run.h"
 #include "registry/registry.h"
+#include "net/net.h"
+#include "util/cleanup.h"
 #include "util/strv.h"
 #include "proc/proc.h"
 #include "tty/tty.h"
@@ -112,6 +114,9 @@ rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf
         return NULL;
     }
     register_proc(proc, plan);
+    /* The proxy's connections wait for this: their records follow run.start. */
+    _cleanup_free_ char *stats = proc->registry_dir ? rf_registry_stats_path(proc->registry_dir, proc->id) : NULL;
+    rf_net_proxy_set_audit(proc->net_proxy, proc->audit, stats);
     return proc;
 }
 

@@ -91,6 +91,10 @@ char *rf_ask_always_path(void);
  * its pid as the caller sees it (a seccomp notification's). */
 int rf_ask_who_of_connection(int fd, rf_ask_who *out);
 int rf_ask_who_of_pid(pid_t host_pid, rf_ask_who *out);
+/* The pids (as the caller sees them) whose network namespace is `ns`, at
+ * most max; the processes the caller may not look at are skipped. */
+struct stat;
+size_t rf_ask_pids_in_netns(const struct stat *ns, pid_t *pids, size_t max);
 /* src as a terminal may show it: printable ASCII; anything else (escape
  * sequences a command could hide in a path or its name, C1 controls some
  * terminals take as CSI) becomes '?'; cut to size. util/printable.h's

@@ -89,6 +89,11 @@ static size_t pids_in_netns(const struct stat *ns, pid_t *pids, size_t max)
     return n;
 }
 
+size_t rf_ask_pids_in_netns(const struct stat *ns, pid_t *pids, size_t max)
+{
+    return pids_in_netns(ns, pids, max);
+}
+
 /* The inode of the socket whose local address is `local` and remote
  * `remote`, from the TCP table of pid's network namespace; 0: none. */
 static unsigned long socket_inode(pid_t pid, const struct sockaddr_in *local, const struct sockaddr_in *remote)

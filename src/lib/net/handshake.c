@@ -148,8 +148,9 @@ static int connect_one(hs *h, const struct sockaddr *sa, socklen_t len)
     return -1;
 }
 
-/* The verdict, then the connection. Returns the upstream fd, or -1 with
- * *reason set when refused (NULL when allowed but unreachable). */
+/* The verdict, then the connection, then its record (net/audit.c).
+ * Returns the upstream fd, or -1 with *reason set when refused (NULL when
+ * allowed but unreachable). */
 static int open_upstream(hs *h, char *host, uint16_t port, const char *protocol, size_t *dest,
                          const char **reason)
 {
@@ -158,9 +159,11 @@ static int open_upstream(hs *h, char *host, uint16_t port, const char *protocol,
     /* Only a name allow_domains does not match is asked about: deny_domains,
      * IP literals and ports stay refused without a question, and an
      * allowed name still goes through the address checks below. */
+    rf_ask_who who;
+    bool asked = false, known = false;
     if (*reason && h->p->ask && !strcmp(*reason, "not in allow_domains")) {
-        rf_ask_who who;
-        bool known = rf_ask_who_of_connection(h->fd, &who) == 0;
+        known = rf_ask_who_of_connection(h->fd, &who) == 0;
+        asked = true;
         *reason = rf_net_ask_decide(h->p->ask, host, port, protocol, known ? &who : NULL);
         clock_gettime(CLOCK_MONOTONIC, &h->deadline); /* the wait was the user's, not the client's */
         h->deadline.tv_sec += RF_NET_HANDSHAKE_S;
@@ -169,15 +172,20 @@ static int open_upstream(hs *h, char *host, uint16_t port, const char *protocol,
     socklen_t lens[8];
     int n = *reason ? -1 : resolve(&h->p->rules, host, port, addrs, lens, 8, reason);
     *dest = rf_net_note(h->p, host, port, n < 0 ? *reason : NULL);
-    if (n < 0)
+    int fd = -1;
+    for (int i = 0; i < n && fd < 0; i++)
+        fd = connect_one(h, (struct sockaddr *)&addrs[i], lens[i]);
+    if (n >= 0 && fd < 0)
+        rf_net_note_failed(h->p);
+    /* A question's answer already named the process; else looked up now.
+     * An allowed connection whose record cannot be written goes nowhere. */
+    if (rf_net_audit_connection(h->p, h->fd, host, port, protocol, n < 0 ? *reason : NULL, fd >= 0, asked,
+                                known ? &who : NULL) < 0 && fd >= 0) {
+        close(fd);
+        *reason = "the audit trail cannot be written";
         return -1;
-    for (int i = 0; i < n; i++) {
-        int fd = connect_one(h, (struct sockaddr *)&addrs[i], lens[i]);
-        if (fd >= 0)
-            return fd;
     }
-    rf_net_note_failed(h->p);
-    return -1;
+    return fd;
 }
 
 static void http_refuse(hs *h, int status, const char *what, const char *host, uint16_t port, const char *why)

@@ -123,6 +123,14 @@ rf_net_proxy *rf_net_proxy_start(const rf_net_policy *policy, int listen_fd, int
 int rf_net_proxy_publish(rf_net_proxy *p, char *const *publish, int socket_chan, rf_error **err);
 /* A socket of the sandbox's namespace, from its init (publish.c), or -1. */
 int rf_net_sandbox_socket(rf_net_proxy *p);
+/* The sandbox's trail (audit/run.h; NULL: auditing is off) and the file
+ * `ringfence ps` reads its bytes out and refusals from (<run>/<id>.net;
+ * NULL: none). Both borrowed until rf_net_proxy_stop. Until this is
+ * called, a connection waits before its record (rf_spawn calls it right
+ * after run.start), so no record precedes run.start and none is lost;
+ * rf_net_proxy_stop ends the wait too. net/audit.c. */
+struct rf_audit_run;
+void rf_net_proxy_set_audit(rf_net_proxy *p, const struct rf_audit_run *audit, const char *stats_path);
 /* The command line named in questions (on_blocked: ask). */
 void rf_net_proxy_set_command(rf_net_proxy *p, char *const *argv);
 /* Start the loop thread (after the listeners are added). */

@@ -25,6 +25,7 @@
 #define RF_NET_BIG_PIPES 4    /* big ones per sandbox: they count in the user's pipe quota */
 #define RF_NET_SPARE_PIPES 8  /* empty relay pipes kept for the next chunk */
 #define RF_NET_SESSION_END_MS 2000  /* stopping: how long route connections get to end */
+#define RF_NET_WHO_PIDS 64    /* the sandbox's processes remembered for who.c */
 
 typedef struct rf_net_dest {
     char *host;
@@ -91,6 +92,20 @@ struct rf_net_proxy {
     rf_net_pipe spare[RF_NET_SPARE_PIPES]; /* the loop thread's empty pipes */
     size_t n_spare;
     unsigned n_big; /* big pipes open, spare or not */
+
+    /* net/audit.c: the records as they happen, and ps's figures. */
+    pthread_mutex_t audit_lock; /* held while a record is written */
+    pthread_cond_t audit_told;
+    bool audit_known;           /* rf_net_proxy_set_audit was called (or stopping) */
+    const struct rf_audit_run *audit; /* NULL: no trail, or stopped */
+    int stats_fd;               /* <run>/<id>.net, or -1; the loop thread's */
+    uint64_t stats_out, stats_refusals;
+    struct timespec stats_at;
+    /* net/who.c: the processes of the sandbox's network namespace, as
+     * last seen, the last one found holding a connection first. */
+    pthread_mutex_t who_lock;
+    pid_t who_pids[RF_NET_WHO_PIDS];
+    size_t who_n;
 };
 
 /* handshake.c: a detached thread per accepted client. */
@@ -113,6 +128,31 @@ void rf_net_add_bytes(rf_net_proxy *p, size_t dest, uint64_t up, uint64_t down);
 void rf_net_unref(rf_net_proxy *p);
 /* A line (ending in \n) on the log fd, within the cap on lines. */
 void rf_net_log(rf_net_proxy *p, const char *line);
+
+/* audit.c. A connection's verdict as it happens: net.refused (reason
+ * set), else net.allowed (connected: whether the upstream answered).
+ * `who`: the process inside when already looked up (a question), else
+ * looked up from client_fd. -1 when the record could not be written (an
+ * allowed connection is then refused: nothing unrecorded goes out). */
+int rf_net_audit_connection(rf_net_proxy *p, int client_fd, const char *host, uint16_t port, const char *protocol,
+                            const char *reason, bool connected, bool asked, const rf_ask_who *who);
+/* One request through a route: its name, method, path without the
+ * query, status; never a header. -1 when it could not be written. */
+int rf_net_audit_route(rf_net_proxy *p, const char *route, const char *method, size_t method_len, const char *path,
+                       size_t path_len, int status, uint64_t sent, uint64_t received);
+/* who.c: the process inside holding the other end of the accepted
+ * connection fd. 0 with *out, -1 when it is not known. */
+int rf_net_who(rf_net_proxy *p, int fd, rf_ask_who *out);
+/* Stopping: wake waiters, and no record after this returns. */
+void rf_net_audit_detach(rf_net_proxy *p);
+void rf_net_audit_init(rf_net_proxy *p);
+void rf_net_audit_destroy(rf_net_proxy *p);
+/* The loop thread: bytes out and refusals to the stats file, when they
+ * changed, at most once a second unless `now`. Returns the epoll timeout
+ * to use (ms): short while a change waits to be written. */
+int rf_net_stats_write(rf_net_proxy *p, bool now);
+/* relay.c: bytes sent upstream so far by the relays still open (loop thread). */
+uint64_t rf_net_relay_live_up(const rf_net_proxy *p);
 
 /* route_serve.c: a client whose first request is for /route/NAME/...,
  * served on the calling (handshake) thread until the connection ends.

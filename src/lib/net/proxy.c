@@ -118,6 +118,7 @@ static void proxy_destroy(rf_net_proxy *p)
     rf_net_rules_clear(&p->rules);
     rf_route_table_clear(&p->routes);
     rf_net_ask_free(p->ask);
+    rf_net_audit_destroy(p);
     pthread_mutex_destroy(&p->lock);
     pthread_mutex_destroy(&p->chan_lock);
     pthread_cond_destroy(&p->sessions_done);
@@ -224,8 +225,9 @@ static void *loop_main(void *arg)
 {
     rf_net_proxy *p = arg;
     struct epoll_event ev[64];
+    int timeout = 5000;
     while (!atomic_load(&p->stopping)) {
-        int n = epoll_wait(p->epfd, ev, 64, 5000);
+        int n = epoll_wait(p->epfd, ev, 64, timeout);
         for (int i = 0; i < n && !atomic_load(&p->stopping); i++) {
             rf_net_tag *t = ev[i].data.ptr;
             uintptr_t other;
@@ -243,6 +245,7 @@ static void *loop_main(void *arg)
                         ev[j].data.ptr = NULL;
         }
         rf_net_relay_sweep(p, false);
+        timeout = rf_net_stats_write(p, false);
     }
     rf_net_relay_sweep(p, true);
     return NULL;
@@ -275,6 +278,7 @@ static rf_net_proxy *proxy_new(const rf_net_policy *policy, int log_fd, rf_ask_f
         return NULL;
     }
     p->epfd = p->stop_fd = p->handoff[0] = p->handoff[1] = p->socket_chan = -1;
+    rf_net_audit_init(p);
     pthread_mutex_init(&p->chan_lock, NULL);
     p->log_fd = log_fd;
     p->refs = 1;
@@ -447,6 +451,7 @@ void rf_net_proxy_stop(rf_net_proxy *p)
     if (write(p->stop_fd, &one, sizeof one) < 0) {
         /* the loop also sees `stopping` within its 5 s poll */
     }
+    rf_net_audit_detach(p); /* after `stopping`: a record being written ends first */
     if (p->loop_started)
         pthread_join(p->loop, NULL);
     p->loop_started = false;

@@ -378,3 +378,11 @@ void rf_net_relay_sweep(rf_net_proxy *p, bool all)
             relay_close(p, r);
     }
 }
+
+uint64_t rf_net_relay_live_up(const rf_net_proxy *p)
+{
+    uint64_t n = 0;
+    for (const rf_net_relay *r = p->relay_list; r; r = r->next)
+        n += r->bytes[0];
+    return n;
+}

@@ -47,6 +47,7 @@ typedef struct session {
     char **client_buf;        /* the caller's pointer to client.buf */
     const rf_route *up_route; /* whom `up` is connected to */
     uint64_t sent, received;  /* of the current request */
+    int status;               /* of the current request's answer (0: none) */
 } session;
 
 /* 1: ready; 0: timeout or the proxy stopping. */
@@ -176,6 +177,7 @@ static void note(session *s, rf_route *r, int kind, const char *line)
  * the connection ends: the request's body, if any, was not read. */
 static void answer(session *s, int status, const char *body)
 {
+    s->status = status;
     const char *text = status == 403 ? "Forbidden" : status == 404 ? "Not Found" : status == 502 ? "Bad Gateway"
                        : status == 431 ? "Request Header Fields Too Large" : status == 417 ? "Expectation Failed"
                                                                                           : "Bad Request";
@@ -411,8 +413,10 @@ static int relay_response(session *s, rf_route *r, bool head_req)
             return -1;
         s->received += resp.head_len;
         io_consume(&s->up, resp.head_len);
-        if (resp.status >= 200)
+        if (resp.status >= 200) {
+            s->status = resp.status;
             break;
+        }
     }
     if (resp.body != RF_BODY_NONE && relay_body(s, &s->up, &s->client, resp.body, resp.length, &s->received) < 0)
         return -1;
@@ -478,6 +482,34 @@ static void client_idle(session *s)
     }
 }
 
+/* The request's route.request record (net/audit.c): taken before it is
+ * forwarded, since forwarding consumes the bytes q points into. */
+typedef struct req_note {
+    char route[RF_ROUTE_NAME_MAX + 1];
+    char method[33];
+    char *path; /* malloc'd */
+    size_t path_len;
+} req_note;
+
+static int record(session *s, req_note *n)
+{
+    int rc = rf_net_audit_route(s->p, n->route, n->method, strlen(n->method), n->path ? n->path : "/",
+                                n->path ? n->path_len : 1, s->status, s->sent, s->received);
+    free(n->path);
+    n->path = NULL;
+    return rc;
+}
+
+static void note_request(req_note *n, const char *name, const rf_route_req *q)
+{
+    snprintf(n->route, sizeof n->route, "%s", name);
+    size_t ml = q->method_len < sizeof n->method ? q->method_len : sizeof n->method - 1;
+    memcpy(n->method, q->method ? q->method : "", q->method ? ml : 0);
+    n->method[q->method ? ml : 0] = '\0';
+    n->path_len = q->path_len;
+    n->path = q->path_len ? strndup(q->path, q->path_len) : NULL;
+}
+
 /* One request. 1: keep going; else the connection ends. */
 static int serve_one(session *s)
 {
@@ -495,14 +527,22 @@ static int serve_one(session *s)
     if (q.name_len && q.name_len <= RF_ROUTE_NAME_MAX)
         snprintf(name, sizeof name, "%.*s", (int)q.name_len, q.name);
     rf_route *r = q.name_len ? rf_route_find(&s->p->routes, q.name, q.name_len) : NULL;
+    req_note note = { 0 };
+    s->sent = s->received = 0;
+    s->status = 0;
     if (rc < 0) {
         refuse(s, r, q.status, "ringfence: network: route %s: refused a request: %s\n", name, q.error);
         if (!r)
             rf_net_log(s->p, "ringfence: network: route: refused a malformed request\n");
+        snprintf(note.route, sizeof note.route, "%s", name);
+        snprintf(note.method, sizeof note.method, "?"); /* malformed: nothing of it is kept */
+        (void)record(s, &note);
         return -1;
     }
+    note_request(&note, name, &q);
     if (!r) {
         refuse(s, NULL, 404, "ringfence: network: route %s: no such route\n", name);
+        (void)record(s, &note);
         return -1;
     }
     const char *reason = rf_route_check(r, q.method, q.method_len, q.path, q.path_len);
@@ -511,10 +551,14 @@ static int serve_one(session *s)
                  q.path_len ? q.path : "/");
         refuse(s, r, 403, "ringfence: network: route %s: refused %s (not in the route's allow rules)\n", r->name,
                what);
+        (void)record(s, &note);
         return -1;
     }
-    s->sent = s->received = 0;
     rc = forward(s, r, &q) > 0 && q.keep_alive ? 1 : -1;
+    /* A request whose record cannot be written ends the connection: no
+     * further request goes through unrecorded. */
+    if (record(s, &note) < 0)
+        rc = -1;
     client_idle(s);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,7 @@ int rf_registry_add(const char *dir, const rf_registry_entry *e, rf_error **err)
         return rf_error_set(err, errno ? errno : ESRCH, "registry: read /proc of sandbox %s", e->id);
     if (mkdir(dir, 0700) < 0 && errno != EEXIST)
         return rf_error_set(err, errno, "registry: create %s", dir);
+    rf_registry_point(dir);
     char now[32];
     time_t t = time(NULL);
     struct tm tm;
@@ -109,9 +111,39 @@ int rf_registry_add(const char *dir, const rf_registry_entry *e, rf_error **err)
 
 void rf_registry_remove(const char *dir, const char *id)
 {
-    _cleanup_free_ char *path = NULL;
+    _cleanup_free_ char *path = NULL, *stats = NULL;
     if (dir && id && asprintf(&path, "%s/%s.json", dir, id) >= 0)
         unlink(path);
+    if (dir && id && (stats = rf_registry_stats_path(dir, id)))
+        unlink(stats);
+}
+
+char *rf_registry_stats_path(const char *dir, const char *id)
+{
+    char *path = NULL;
+    return asprintf(&path, "%s/%s.net", dir, id) < 0 ? NULL : path;
+}
+
+/* bytes_out and refusals from <id>.net, when the sandbox has a network
+ * proxy; the file must be the entry's owner's, like the entry. 0 and 0
+ * otherwise: no proxy, nothing out, nothing refused. */
+static void add_stats(int dirfd, const char *id, uid_t file_uid, json_t *o)
+{
+    char name[64], buf[64];
+    unsigned long long out = 0, refusals = 0;
+    snprintf(name, sizeof name, "%s.net", id);
+    _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st;
+    ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == file_uid
+                    ? pread(fd, buf, sizeof buf - 1, 0)
+                    : -1;
+    if (n > 0) {
+        buf[n] = '\0';
+        if (sscanf(buf, "%llu %llu", &out, &refusals) != 2)
+            out = refusals = 0;
+    }
+    json_object_set_new(o, "bytes_out", json_integer((json_int_t)out));
+    json_object_set_new(o, "refusals", json_integer((json_int_t)refusals));
 }
 
 /* The entry describes processes that are what it says: the owner (the
@@ -143,7 +175,9 @@ static json_t *read_entry(int dirfd, const char *name, uid_t *file_uid)
     return json_loadfd(fd, JSON_REJECT_DUPLICATES, NULL);
 }
 
-int rf_registry_list(const char *dir, json_t *out, rf_error **err)
+/* tidy: remove the caller's own stale entries; only_uid (unless -1):
+ * list only entries that user owns. */
+static int list_dir(const char *dir, json_t *out, bool tidy, long only_uid, rf_error **err)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     _cleanup_closedir_ DIR *d = fd < 0 ? NULL : fdopendir(fd); /* the DIR has fd */
@@ -161,10 +195,15 @@ int rf_registry_list(const char *dir, json_t *out, rf_error **err)
         uid_t file_uid = 0;
         json_t *o = read_entry(fd, e->d_name, &file_uid);
         const char *id = json_string_value(json_object_get(o, "id"));
-        if (!o || !id || strncmp(id, e->d_name, n - 5) || strlen(id) != n - 5 || !believable(o, file_uid)) {
+        if (!o || !id || strncmp(id, e->d_name, n - 5) || strlen(id) != n - 5 ||
+            (only_uid >= 0 && file_uid != (uid_t)only_uid) || !believable(o, file_uid)) {
             /* gone (or never true): tidy the caller's own */
-            if (file_uid == getuid() && o && !believable(o, file_uid))
+            if (tidy && file_uid == getuid() && o && !believable(o, file_uid)) {
+                char stats[NAME_MAX + 1];
+                snprintf(stats, sizeof stats, "%.*s.net", (int)(n - 5), e->d_name);
                 unlinkat(fd, e->d_name, 0);
+                unlinkat(fd, stats, 0);
+            }
             json_decref(o);
             continue;
         }
@@ -173,25 +212,60 @@ int rf_registry_list(const char *dir, json_t *out, rf_error **err)
         json_int_t started = json_integer_value(json_object_get(o, "started_epoch"));
         json_object_set_new(o, "age_seconds", json_integer((json_int_t)time(NULL) - started));
         rf_registry_tree((pid_t)json_integer_value(json_object_get(o, "pid")), o);
+        add_stats(fd, id, file_uid, o);
         json_array_append_new(out, o);
     }
     return 0;
+}
+
+int rf_registry_list(const char *dir, json_t *out, rf_error **err)
+{
+    return list_dir(dir, out, true, -1, err);
+}
+
+int rf_registry_list_of(const char *dir, uid_t uid, json_t *out)
+{
+    return list_dir(dir, out, false, (long)uid, NULL);
 }
 
 int rf_registry_list_all(const char *dir, json_t *out, rf_error **err)
 {
     if (rf_registry_list(dir, out, err) < 0)
         return -1;
+    char **seen = NULL; /* real paths listed, for the pointers */
+    size_t n_seen = 0;
+    char *self = realpath(dir, NULL);
+    char **grown = self ? realloc(seen, sizeof *seen) : NULL;
+    if (grown) {
+        seen = grown;
+        seen[n_seen++] = self;
+    } else {
+        free(self);
+    }
     setpwent();
     struct passwd *pw;
     while ((pw = getpwent())) {
         _cleanup_free_ char *other = NULL;
         if (!pw->pw_dir || pw->pw_dir[0] != '/' || asprintf(&other, "%s/.ringfence/run", pw->pw_dir) < 0)
             continue;
-        _cleanup_free_ char *a = realpath(other, NULL), *b = realpath(dir, NULL);
-        if (a && (!b || strcmp(a, b)))
+        char *a = realpath(other, NULL);
+        bool listed = !a;
+        for (size_t i = 0; a && i < n_seen; i++)
+            listed = listed || !strcmp(a, seen[i]);
+        if (!listed)
             (void)rf_registry_list(a, out, NULL); /* one unreadable home hides only its own */
+        grown = a && !listed ? realloc(seen, (n_seen + 1) * sizeof *seen) : NULL;
+        if (grown) {
+            seen = grown;
+            seen[n_seen++] = a;
+        } else {
+            free(a);
+        }
     }
     endpwent();
+    (void)rf_registry_list_pointed(seen, n_seen, out);
+    for (size_t i = 0; i < n_seen; i++)
+        free(seen[i]);
+    free(seen);
     return 0;
 }
