@@ -91,6 +91,11 @@ char *rf_ask_always_path(void);
  * its pid as the caller sees it (a seccomp notification's). */
 int rf_ask_who_of_connection(int fd, rf_ask_who *out);
 int rf_ask_who_of_pid(pid_t host_pid, rf_ask_who *out);
+/* The two ends of an IPv4 connection the proxy accepted (peer: the
+ * sandbox's end) and the network namespace it lives in; -1 if not known. */
+struct sockaddr_in;
+struct stat;
+int rf_ask_connection_ends(int fd, struct sockaddr_in *peer, struct sockaddr_in *self, struct stat *ns);
 /* The pids (as the caller sees them) whose network namespace is `ns`, at
  * most max; the processes the caller may not look at are skipped. */
 struct stat;

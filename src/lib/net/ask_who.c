@@ -139,19 +139,24 @@ static bool holds_socket(pid_t pid, const char *link_text)
     return found;
 }
 
+int rf_ask_connection_ends(int fd, struct sockaddr_in *peer, struct sockaddr_in *self, struct stat *ns)
+{
+    socklen_t pl = sizeof *peer, sl = sizeof *self;
+    if (getpeername(fd, (struct sockaddr *)peer, &pl) < 0 || getsockname(fd, (struct sockaddr *)self, &sl) < 0 ||
+        peer->sin_family != AF_INET)
+        return -1;
+    int nsfd = ioctl(fd, SIOCGSKNS);
+    int r = nsfd >= 0 ? fstat(nsfd, ns) : -1;
+    if (nsfd >= 0)
+        close(nsfd);
+    return r < 0 ? -1 : 0;
+}
+
 int rf_ask_who_of_connection(int fd, rf_ask_who *out)
 {
     struct sockaddr_in peer, self;
-    socklen_t pl = sizeof peer, sl = sizeof self;
-    if (getpeername(fd, (struct sockaddr *)&peer, &pl) < 0 || getsockname(fd, (struct sockaddr *)&self, &sl) < 0 ||
-        peer.sin_family != AF_INET)
-        return -1;
-    int nsfd = ioctl(fd, SIOCGSKNS);
     struct stat ns;
-    int r = nsfd >= 0 ? fstat(nsfd, &ns) : -1;
-    if (nsfd >= 0)
-        close(nsfd);
-    if (r < 0)
+    if (rf_ask_connection_ends(fd, &peer, &self, &ns) < 0)
         return -1;
     pid_t *pids = malloc(MAX_PIDS * sizeof *pids);
     size_t n = pids ? pids_in_netns(&ns, pids, MAX_PIDS) : 0;

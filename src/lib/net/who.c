@@ -19,12 +19,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -109,16 +107,8 @@ int rf_net_who(rf_net_proxy *p, int fd, rf_ask_who *out)
 {
     /* The accepted socket's peer is the sandbox's end's local address. */
     struct sockaddr_in peer, self;
-    socklen_t pl = sizeof peer, sl = sizeof self;
-    if (getpeername(fd, (struct sockaddr *)&peer, &pl) < 0 || getsockname(fd, (struct sockaddr *)&self, &sl) < 0 ||
-        peer.sin_family != AF_INET)
-        return -1;
-    int nsfd = ioctl(fd, SIOCGSKNS);
     struct stat ns;
-    int r = nsfd >= 0 ? fstat(nsfd, &ns) : -1;
-    if (nsfd >= 0)
-        close(nsfd);
-    if (r < 0)
+    if (rf_ask_connection_ends(fd, &peer, &self, &ns) < 0)
         return -1;
     pid_t pid = search(p, &ns, &peer, &self);
     return pid > 0 ? rf_ask_who_of_pid(pid, out) : -1;
