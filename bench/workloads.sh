@@ -7,7 +7,7 @@
 # (bench/interleave.py), with each one's ratio to bare and its spread.
 #
 #   bench/workloads.sh [BUILD_DIR] [ROUNDS] [WORKLOAD...]   (default: build, 6, all)
-#   QUICK=1 bench/workloads.sh          small fixtures, 2 rounds, no npm: < 2 min
+#   QUICK=1 bench/workloads.sh          small fixtures, 2 rounds, no warm-up, no npm: < 2 min
 #
 # Workloads (fixtures made here, in a scratch directory):
 #   git-status   `git status` x8 in a 20,000-file repository
@@ -36,6 +36,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 quick=${QUICK:-}
 rounds=${2:-$([ -n "$quick" ] && echo 2 || echo 6)}
+warmup=$([ -n "$quick" ] && echo 0 || echo 1)
 shift $(($# > 2 ? 2 : $#))
 wanted=${*:-git-status tar compileall make git-once unittest npm}
 . "$(dirname "$0")/lib.sh"
@@ -53,25 +54,26 @@ clean=(env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin 
 # QUICK=1: a tenth of each tree, enough to show every mode works.
 scale=$([ -n "$quick" ] && echo 10 || echo 1)
 echo "bench: fixtures in $ws (kernel $(uname -r), uid $(id -u), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
-python3 - "$ws" "$scale" <<'PY'
+python3 - "$ws" "$scale" $wanted <<'PY'
 import os, sys
-ws, scale = sys.argv[1], int(sys.argv[2])
+ws, scale, wanted = sys.argv[1], int(sys.argv[2]), set(sys.argv[3:])
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)
+# Only the trees the wanted workloads use (the floors need the git tree).
 # 20,000 files in 200 directories: the git tree.
 for d in range(200 // scale):
     for f in range(100):
         write(f"{ws}/repo/src/d{d:03}/f{f:03}.txt", f"file {d} {f}\n" * 8)
 # 1,000 Python modules in 20 packages.
-for p in range(20 // scale):
+for p in range(20 // scale if "compileall" in wanted else 0):
     write(f"{ws}/py/pkg{p}/__init__.py", "")
     for m in range(50):
         write(f"{ws}/py/pkg{p}/m{m}.py",
               "".join(f"def f{i}(x):\n    return [x * {i} for _ in range(3)]\n\n" for i in range(40)))
 # 60 C files and a Makefile.
-for c in range(60 // scale):
+for c in range(60 // scale if "make" in wanted else 0):
     write(f"{ws}/cproj/c{c}.c",
           "#include <stdio.h>\n#include <string.h>\n" +
           "".join(f"int g{c}_{i}(int x) {{ char b[64]; snprintf(b, sizeof b, \"%d\", x * {i}); return (int)strlen(b); }}\n"
@@ -84,7 +86,7 @@ write(f"{ws}/ut/test_files.py",
       "import os, tempfile, unittest\nclass T(unittest.TestCase):\n    pass\n" +
       "".join(f"def t{i}(self):\n    p = os.path.join(os.getcwd(), 'ut-{i}.tmp')\n"
               f"    open(p, 'w').write('x' * 4096)\n    self.assertEqual(len(open(p).read()), 4096)\n"
-              f"    os.unlink(p)\nsetattr(T, 'test_{i}', t{i})\n" for i in range(300 // scale)))
+              f"    os.unlink(p)\nsetattr(T, 'test_{i}', t{i})\n" for i in range(300 // scale if "unittest" in wanted else 0)))
 PY
 (cd "$ws/repo" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm fixture && git status >/dev/null)
 
@@ -156,7 +158,7 @@ for w in $wanted; do
     line=$(script "$w")
     echo
     echo "== $w: $line (load $(cut -d' ' -f1-3 /proc/loadavg))"
-    "${clean[@]}" python3 "$top/bench/interleave.py" --runs "$rounds" --warmup 1 --base bare --json "$top_tmp/$w.json" \
+    "${clean[@]}" python3 "$top/bench/interleave.py" --runs "$rounds" --warmup "$warmup" --base bare --json "$top_tmp/$w.json" \
         bare="sh:$line" \
         ringfence="sh:$rf run -- sh -c '$line'" \
         overlay="sh:$top_tmp/overlay '$line'" \
@@ -164,7 +166,7 @@ for w in $wanted; do
         allowlist="sh:$rf run --allow-domain example.invalid -- sh -c '$line'" \
         learn="sh:$rf learn -- sh -c '$line'" \
         bwrap="sh:$(bw_line) sh -c '$line'" | sed 's/^/   /'
-    (cd "$ws/cproj" && make -s clean)
+    [ "$w" != make ] || (cd "$ws/cproj" && make -s clean)
     if [ "${STRACE:-}" = 1 ] && command -v strace >/dev/null; then
         for mode in bare ringfence overlay; do
             case $mode in
