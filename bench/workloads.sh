@@ -11,7 +11,9 @@
 #
 # Workloads (fixtures made here, in a scratch directory):
 #   git-status   `git status` x8 in a 20,000-file repository
-#   tar          `tar -cf /dev/null .` x8 of the same tree
+#   tar          `tar -cf /dev/null .` x8 of the same tree (GNU tar reads no
+#                file when the archive is /dev/null: a walk of lstat and getdents)
+#   grep         `grep -r` x2 of the same tree: every file opened and read
 #   compileall   `python3 -m compileall -f -q` of 1,000 modules
 #   make         `make -j2` of 60 C files (from clean)
 #   git-once     one `git status`: the start's cost included
@@ -38,7 +40,7 @@ quick=${QUICK:-}
 rounds=${2:-$([ -n "$quick" ] && echo 2 || echo 6)}
 warmup=$([ -n "$quick" ] && echo 0 || echo 1)
 shift $(($# > 2 ? 2 : $#))
-wanted=${*:-git-status tar compileall make git-once unittest npm}
+wanted=${*:-git-status tar grep compileall make git-once unittest npm}
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || { echo "bench: needs git" >&2; exit 1; }
 command -v bwrap >/dev/null || { echo "bench: needs bwrap (apt-get install bubblewrap)" >&2; exit 1; }
@@ -110,6 +112,7 @@ script() { # WORKLOAD: the shell line the modes run, from the workspace
     case $1 in
     git-status) echo 'cd repo && for i in 1 2 3 4 5 6 7 8; do git status --porcelain >/dev/null; done' ;;
     tar) echo 'cd repo && for i in 1 2 3 4 5 6 7 8; do tar -cf /dev/null .; done' ;;
+    grep) echo 'cd repo && for i in 1 2; do grep -r -l nomatch src; done; true' ;;
     compileall) echo 'python3 -m compileall -f -q py >/dev/null' ;;
     make) echo 'cd cproj && make -s clean && make -s -j2' ;;
     git-once) echo 'cd repo && git status --porcelain >/dev/null' ;;
@@ -182,13 +185,13 @@ done
 
 # The floors, in the same run: what each kernel feature alone adds to
 # the calls these workloads make (bench/seccomp-cost.c, landlock-cost.c;
-# a repository file as deep as the workloads' own, its Landlock rule at
-# /tmp as the workspace's is at the workspace).
+# a repository file, with a writable Landlock rule at the workspace as a
+# sandbox has: Landlock walks from the file up to it on every open).
 echo
 echo "floors (kernel features alone, this run):"
 if [ -x "$build/bench/seccomp-cost" ] && [ -x "$build/bench/landlock-cost" ]; then
     "$build/bench/seccomp-cost" 20 | grep -E '^getppid' | sed 's/^/   seccomp: /'
-    "$build/bench/landlock-cost" 20 "$ws/repo/src/d000/f000.txt" | grep -E '^open' | sed 's/^/   landlock: /'
+    "$build/bench/landlock-cost" 20 "$ws/repo/src/d000/f000.txt" "$ws" | grep -E '^open' | sed 's/^/   landlock: /'
 else
     echo "   (not measured: $build/bench has no seccomp-cost or landlock-cost)"
 fi
