@@ -35,7 +35,7 @@ def main():
         diffs = [o.get(n, 0) - b for _, o in others]
         if any(abs(x) > max(20, 0.05 * b) for x in diffs):
             rows.append((max(abs(x) for x in diffs), n, b, [o.get(n, 0) for _, o in others]))
-    print("strace -c -f: calls whose count differs from bare's (>5%% and >20)")
+    print("strace -c -f: calls whose count differs from bare's (>5% and >20)")
     print("%-18s %9s" % ("syscall", "bare") + "".join(" %11s" % m for m, _ in others))
     for _, n, b, row in sorted(rows, reverse=True)[:12]:
         print("%-18s %9d" % (n, b) + "".join(" %11d" % x for x in row))
