@@ -112,13 +112,17 @@ def main():
             cpu[n].append(c)
     load = os.getloadavg()[0]
     print("interleave: %d rounds, uid %d, kernel %s, load %.2f at the end" % (a.runs, os.getuid(), os.uname().release, load))
-    print("%-16s %9s %9s %9s %9s %9s %9s" % ("command", "median", "p10", "p90", "cpu", "vs " + base[:6], "cpu vs"))
+    print("%-16s %9s %9s %9s %9s %9s %9s %13s" % ("command", "median", "p10", "p90", "cpu", "vs " + base[:6], "cpu vs",
+                                                   "round p10-p90"))
     bw, bc = statistics.median(wall[base]), statistics.median(cpu[base])
     for n in cmds:
         mw, mc = statistics.median(wall[n]), statistics.median(cpu[n])
-        print("%-16s %7.3fms %7.3fms %7.3fms %7.3fms %8.2fx %8.2fx" % (
+        # The spread of the ratio taken within each round (both commands
+        # ran within moments of each other): what the load did to it.
+        r = [x / b for x, b in zip(wall[n], wall[base])]
+        print("%-16s %7.3fms %7.3fms %7.3fms %7.3fms %8.2fx %8.2fx %6.2f-%.2fx" % (
             n, mw * 1e3, percentile(wall[n], 0.1) * 1e3, percentile(wall[n], 0.9) * 1e3, mc * 1e3,
-            mw / bw, mc / bc if bc else float("nan")))
+            mw / bw, mc / bc if bc else float("nan"), percentile(r, 0.1), percentile(r, 0.9)))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"wall": wall, "cpu": cpu, "load": load}, f)

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# bench/workloads.sh works: its QUICK mode, one round of two workloads,
+# prints a table with a ratio for every mode (docs/performance.md). Only
+# that it runs and reports: timings never decide a test.
+. "$(dirname "$0")/../lib.sh"
+src=${RF_SOURCE_DIR:-}
+if [ ! -r "$src/bench/workloads.sh" ]; then
+    skip "bench/workloads.sh runs" "RF_SOURCE_DIR is not readable here"
+    exit 0
+fi
+# Once per user, with the normal build: under ASan the timings mean
+# nothing and the script's work would only be repeated.
+if ldd "$RINGFENCE" 2>/dev/null | grep -q libasan; then
+    skip "bench/workloads.sh runs" "a sanitizer build: the normal build's run covers it"
+    exit 0
+fi
+for tool in git bwrap python3 unshare hyperfine; do
+    command -v "$tool" >/dev/null || { skip "bench/workloads.sh runs" "no $tool"; exit 0; }
+done
+expect_exit 0 "QUICK=1 bench/workloads.sh runs every mode and exits 0" \
+    env QUICK=1 bash "$src/bench/workloads.sh" "$(dirname "$RINGFENCE")" 1 git-once make
+contains "it prints the closing table's header" "$OUT" "| workload | bare | ringfence | overlay | ovl-floor | allowlist | learn | bwrap |"
+for w in git-once make; do
+    row=$(grep "^| $w |" <<<"$OUT")
+    check "the $w row has a ratio for each of the 6 modes" test "$(grep -o '×' <<<"$row" | wc -l)" -eq 12
+done
