@@ -171,13 +171,14 @@ char *rf_cgmanager_delegated(const char *own, const bool want[RF_CTRL_N], char *
     _cleanup_close_ int ofd = open_dir(own, err);
     if (ofd < 0)
         return NULL;
-    /* Our leaf's parent is delegated and hands controllers down already:
-     * the sandboxes are our siblings, nothing moves. */
+    /* We run in a leaf whose parent is delegated to us too (a session
+     * cgroup below the user's own): the parent holds no process, so it may
+     * hand controllers down; the sandboxes are our siblings, nothing moves. */
     _cleanup_free_ char *parent = parent_of(own);
     if (parent && is_cgroup2(parent)) {
         _cleanup_close_ int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (pfd >= 0 && delegated_to_us(pfd) && hands_down(pfd, want) &&
-            enable_wanted(pfd, parent, want, NULL) == 0)
+        if (pfd >= 0 && delegated_to_us(pfd) && enable_wanted(pfd, parent, want, NULL) == 0 &&
+            hands_down(pfd, want))
             return steal_ptr(&parent);
     }
     if (!delegated_to_us(ofd))

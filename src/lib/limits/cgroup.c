@@ -31,7 +31,7 @@ typedef struct why_not {
     int errnum;       /* 0: no hierarchy carries the controller */
     const char *step; /* "create a cgroup in", "enable the controller below" */
     const char *dir;  /* borrowed from rf_hierarchies */
-    char more[320];   /* "; ..." after the reason, or "" */
+    char more[1024];  /* "; ..." after the reason, or "" */
 } why_not;
 
 static void why_append(why_not *w, const char *text, const char *arg)
