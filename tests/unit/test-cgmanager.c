@@ -183,10 +183,12 @@ static void test_shared(void)
         avail++;
         ok(listed(dir, "cgroup.controllers", name), desc);
     }
-    /* A process in the intermediate makes enabling fail, named: nothing may
-     * live there. Only observable with a controller to enable. */
-    if (!avail || !dir) {
-        skip("shared: an intermediate that holds a process is refused: no controller here");
+    (void)avail;
+    /* A process in the intermediate, or in a top that is not the root
+     * cgroup, is refused, named, before anything is written: nothing may
+     * live there (enabling pids or cpu would turn it into a thread root). */
+    if (!dir) {
+        skip("shared: an intermediate that holds a process is refused: no intermediate");
     } else {
         char busy[600];
         mk("busy", busy, sizeof busy);
@@ -201,8 +203,21 @@ static void test_shared(void)
         enter(inter, sleeper);
         e = NULL;
         char *d = rf_cgmanager_shared(busy, want_all, &e);
-        ok(!d && e && strstr(rf_error_message(e), "subtree_control"),
-           "shared: a process in TOP/ringfence is refused, naming subtree_control");
+        like(e ? rf_error_message(e) : NULL, "holds processes",
+             "shared: a process in TOP/ringfence is refused, naming it");
+        ok(!d, "...and no directory is returned");
+        free(d);
+        rf_error_free(e);
+        e = NULL;
+        enter(busy, sleeper); /* now in a non-root top */
+        d = rf_cgmanager_shared(busy, (const bool[RF_CTRL_N]){ false, true, false }, &e);
+        like(e ? rf_error_message(e) : NULL, "holds processes",
+             "shared: a populated non-root top is refused, even for pids alone");
+        char type[700];
+        snprintf(type, sizeof type, "%s/cgroup.type", busy);
+        char *t = rf_hierarchy_read_text(type);
+        is_str(t, "domain\n", "...and it stays a domain cgroup (not a thread root)");
+        free(t);
         free(d);
         rf_error_free(e);
         kill(sleeper, SIGKILL);

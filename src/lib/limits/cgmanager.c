@@ -40,10 +40,38 @@ static bool listed(int dir_fd, const char *file, const char *ctrl)
     return false;
 }
 
+/* The first pid in dir_fd/cgroup.procs (other than ours with but_self),
+ * or 0 (-errno if unreadable). */
+static long first_process(int dir_fd, bool but_self)
+{
+    char buf[PIDS_BUF];
+    int fd = openat(dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    for (char *save = NULL, *t = strtok_r(buf, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+        long pid = strtol(t, NULL, 10);
+        if (pid > 0 && (!but_self || pid != (long)getpid()))
+            return pid;
+    }
+    return 0;
+}
+
 /* Enable in dir_fd's subtree_control each wanted controller that dir_fd
- * has. One write per controller: one the kernel refuses is named alone. */
+ * has. Never in a non-root cgroup that holds a process: memory would fail
+ * with EBUSY, but pids and cpu (threaded controllers) would succeed and
+ * turn it into a thread root whose new children cannot take a process.
+ * One write per controller: one the kernel refuses is named alone. */
 static int enable_wanted(int dir_fd, const char *dir, const bool want[], rf_error **err)
 {
+    long pid = 0;
+    if (faccessat(dir_fd, "cgroup.type", F_OK, 0) == 0 && (pid = first_process(dir_fd, false)))
+        return rf_error_set(err, pid < 0 ? (int)-pid : EBUSY,
+                            "%s holds processes (pid %ld among them), and cgroup v2 hands a "
+                            "controller down only from an empty cgroup",
+                            dir, pid);
     for (int c = 0; c < RF_CTRL_N; c++) {
         const char *name = rf_hierarchy_ctrl_name(c);
         if (!want[c] || !listed(dir_fd, "cgroup.controllers", name) ||
@@ -109,25 +137,6 @@ static bool hands_down(int dir_fd, const bool want[])
     return false;
 }
 
-/* The first pid in dir_fd/cgroup.procs other than ours, or 0 (-errno if
- * unreadable). */
-static long other_process(int dir_fd)
-{
-    char buf[PIDS_BUF];
-    int fd = openat(dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
-    for (char *save = NULL, *t = strtok_r(buf, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
-        long pid = strtol(t, NULL, 10);
-        if (pid > 0 && pid != (long)getpid())
-            return pid;
-    }
-    return 0;
-}
-
 /* Move this process (every thread: cgroup.procs) into own/ringfence-PID-self.
  * The sweep removes that leaf once it is empty and we are gone. */
 static int move_self_to_leaf(int own_fd, const char *own, char **note, rf_error **err)
@@ -187,7 +196,7 @@ char *rf_cgmanager_delegated(const char *own, const bool want[RF_CTRL_N], char *
                             own, (unsigned)geteuid()),
                NULL;
     if (!hands_down(ofd, want)) {
-        long other = other_process(ofd);
+        long other = first_process(ofd, true);
         if (other != 0) {
             rf_error_set(err, other < 0 ? (int)-other : EBUSY,
                          "%s holds other processes than ringfence (pid %ld among them), and "

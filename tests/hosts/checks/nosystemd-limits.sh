@@ -126,6 +126,7 @@ expect_exit 0 "root: doctor --json runs" rf doctor --json
 for l in memory pids cpu; do
     is "root: doctor: $l by cgroup v2" "$(jget "j['cgroup']['limits']['$l']")" cgroup-v2
 done
+is "root: doctor names the cgroup it divides" "$(jget "j['cgroup']['cgroup_manager']")" $CG/ringfence
 
 # alice. Root's subtree_control hands the controllers to her subtree (as
 # the guest's init would; ringfence enabled them above already).
@@ -135,6 +136,7 @@ expect_exit 0 "alice-leaf: doctor --json runs" "$as_alice_in" $CG/user-1000/sess
 for l in memory pids cpu; do
     is "alice-leaf: doctor: $l by cgroup v2" "$(jget "j['cgroup']['limits']['$l']")" cgroup-v2
 done
+is "alice-leaf: doctor names her delegated cgroup" "$(jget "j['cgroup']['cgroup_manager']")" $CG/user-1000
 battery alice-solo "" solo
 expect_exit 0 "alice, not delegated: runs" \
     "$as_alice_in" $CG/alice-nodeleg "$RINGFENCE" run --memory 64M -- true
