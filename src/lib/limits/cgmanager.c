@@ -67,11 +67,13 @@ static long first_process(int dir_fd, bool but_self)
 static int enable_wanted(int dir_fd, const char *dir, const bool want[], rf_error **err)
 {
     long pid = 0;
-    if (faccessat(dir_fd, "cgroup.type", F_OK, 0) == 0 && (pid = first_process(dir_fd, false)))
-        return rf_error_set(err, pid < 0 ? (int)-pid : EBUSY,
-                            "%s holds processes (pid %ld among them), and cgroup v2 hands a "
-                            "controller down only from an empty cgroup",
+    if (faccessat(dir_fd, "cgroup.type", F_OK, 0) == 0 && (pid = first_process(dir_fd, false))) {
+        if (pid < 0)
+            return rf_error_set(err, (int)-pid, "reading %s/cgroup.procs", dir);
+        return rf_error_set(err, EBUSY, "%s holds processes (pid %ld among them), and cgroup v2 "
+                                        "hands a controller down only from an empty cgroup",
                             dir, pid);
+    }
     for (int c = 0; c < RF_CTRL_N; c++) {
         const char *name = rf_hierarchy_ctrl_name(c);
         if (!want[c] || !listed(dir_fd, "cgroup.controllers", name) ||
@@ -197,14 +199,15 @@ char *rf_cgmanager_delegated(const char *own, const bool want[RF_CTRL_N], char *
                NULL;
     if (!hands_down(ofd, want)) {
         long other = first_process(ofd, true);
-        if (other != 0) {
-            rf_error_set(err, other < 0 ? (int)-other : EBUSY,
-                         "%s holds other processes than ringfence (pid %ld among them), and "
-                         "cgroup v2 hands controllers down only from an empty cgroup",
-                         own, other);
-            rf_error_hint_set(err, "start ringfence from a leaf of the delegated cgroup (e.g. "
-                                   "mkdir %s/session && echo $$ > %s/session/cgroup.procs)",
-                              own, own);
+        if (other < 0)
+            return rf_error_set(err, (int)-other, "reading %s/cgroup.procs", own), NULL;
+        if (other > 0) {
+            /* The fix goes in the message: it ends up in a warning. */
+            rf_error_set(err, EBUSY, "%s holds other processes than ringfence (pid %ld among "
+                                     "them), and cgroup v2 hands controllers down only from an "
+                                     "empty cgroup: start ringfence from a leaf of it (mkdir "
+                                     "%s/session; echo $$ > %s/session/cgroup.procs)",
+                         own, other, own, own);
             return NULL;
         }
         if (move_self_to_leaf(ofd, own, note, err) < 0)
