@@ -140,7 +140,8 @@ static bool hands_down(int dir_fd, const bool want[])
 }
 
 /* Move this process (every thread: cgroup.procs) into own/ringfence-PID-self.
- * The sweep removes that leaf once it is empty and we are gone. */
+ * The leaf stays, empty, when we are gone: nobody can remove the cgroup
+ * it runs in (docs/limits.md). */
 static int move_self_to_leaf(int own_fd, const char *own, char **note, rf_error **err)
 {
     char leaf[64], pid[24];
