@@ -86,11 +86,12 @@ static json_t *limits_json(const rf_doctor_report *r)
 static json_t *cgroup_json(const rf_doctor_report *r)
 {
     json_t *error = r->cgroup.delegated ? json_null() : errno_or_null(r->cgroup.errnum);
-    return json_pack("{s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o}", "version", r->cgroup.version,
+    return json_pack("{s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "version", r->cgroup.version,
                      "v2_mount", str_or_null(r->cgroup.v2_mount), "own",
                      str_or_null(r->cgroup.own), "delegated", r->cgroup.delegated, "error", error,
                      "controllers", words_json(r->cgroup.controllers), "limits", limits_json(r),
-                     "systemd_scope", str_or_null(r->cgroup.systemd_scope));
+                     "systemd_scope", str_or_null(r->cgroup.systemd_scope), "cgroup_manager",
+                     str_or_null(r->cgroup.cgroup_manager));
 }
 
 /* Why the native backend refuses this kernel (backend/native/floor.h), or
@@ -202,6 +203,9 @@ static void text_host(FILE *f, const rf_doctor_report *r)
              r->cgroup.controllers && *r->cgroup.controllers ? r->cgroup.controllers : "none");
     if (r->cgroup.systemd_scope)
         line(f, "", "limits go in a delegated systemd scope: %s", r->cgroup.systemd_scope);
+    if (r->cgroup.cgroup_manager)
+        line(f, "", "no systemd: limits go in cgroups ringfence makes below %s",
+             r->cgroup.cgroup_manager);
     const char *names[] = { "bwrap", "firejail", "podman", "docker" };
     const char *paths[] = { r->tools.bwrap, r->tools.firejail, r->tools.podman, r->tools.docker };
     for (int i = 0; i < 4; i++)

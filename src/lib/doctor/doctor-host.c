@@ -3,6 +3,7 @@
  * the sandbox tools on PATH. */
 #include "doctor/doctor.h"
 #include "seccomp/seccomp.h"
+#include "limits/cgmanager.h"
 #include "limits/cgroup.h"
 #include "limits/systemd.h"
 #include "util/cleanup.h"
@@ -168,6 +169,8 @@ static void probe_limits(rf_doctor_report *r)
         r->cgroup.probed = true;
     const char *scope = rf_systemd_scope_made();
     r->cgroup.systemd_scope = scope ? strdup(scope) : NULL;
+    const char *own = rf_cgmanager_made();
+    r->cgroup.cgroup_manager = own ? strdup(own) : NULL;
     rf_error_free(err);
 }
 

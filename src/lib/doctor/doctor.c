@@ -285,6 +285,7 @@ RF_EXPORT void rf_doctor_free(rf_doctor_report *r)
     free(r->cgroup.controllers);
     rf_strv_free(r->cgroup.fallback);
     free(r->cgroup.systemd_scope);
+    free(r->cgroup.cgroup_manager);
     free(r->tools.bwrap);
     free(r->tools.firejail);
     free(r->tools.podman);

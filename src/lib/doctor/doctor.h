@@ -69,6 +69,7 @@ struct rf_doctor_report {
         rf_limits_report how;
         char **fallback;
         char *systemd_scope; /* the delegated scope the probe got, or NULL */
+        char *cgroup_manager; /* without systemd: the cgroup ringfence divides, or NULL */
     } cgroup;
 
     struct {

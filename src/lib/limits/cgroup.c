@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "limits/cgroup-private.h"
+#include "limits/cgmanager.h"
 #include "limits/cgroupfs.h"
 #include "limits/limits.h"
 #include "limits/systemd.h"
@@ -30,7 +31,7 @@ typedef struct why_not {
     int errnum;       /* 0: no hierarchy carries the controller */
     const char *step; /* "create a cgroup in", "enable the controller below" */
     const char *dir;  /* borrowed from rf_hierarchies */
-    char more[320];   /* "; ..." after the reason, or "" */
+    char more[1024];  /* "; ..." after the reason, or "" */
 } why_not;
 
 static void why_append(why_not *w, const char *text, const char *arg)
@@ -198,12 +199,22 @@ static int v2_enable_own(int own_fd, rf_ctrl c)
     return rf_cgroupfs_write(own_fd, "cgroup.subtree_control", plus);
 }
 
+static void why_append_all(why_not why[], const bool need[], const char *text, const rf_error *e)
+{
+    for (int c = 0; c < RF_CTRL_N; c++)
+        if (need[c])
+            why_append(&why[c], text, rf_error_message(e));
+}
+
 /* Where our own cgroup cannot give a sandbox a controller that no v1
  * hierarchy carries either, ask systemd for a delegated scope instead
- * (limits/systemd.h). Returns its directory, or NULL with the reason
- * added to why[] of each controller that needed it. */
+ * (limits/systemd.h); where no systemd manager answers, divide the
+ * hierarchy ourselves as runc's cgroupfs manager does (limits/cgmanager.h).
+ * Returns the directory, or NULL with the reasons added to why[] of each
+ * controller that needed it. A note (ringfence moved itself) goes to
+ * *warnings. */
 static const char *v2_scope_if_needed(const rf_hierarchies *h, const bool want[],
-                                      const bool own_ok[], why_not why[])
+                                      const bool own_ok[], why_not why[], char ***warnings)
 {
     bool need[RF_CTRL_N], any = false;
     for (int c = 0; c < RF_CTRL_N; c++)
@@ -214,16 +225,24 @@ static const char *v2_scope_if_needed(const rf_hierarchies *h, const bool want[]
     rf_error *e = NULL;
     if (rf_systemd_scope_dir(&dir, &e) == 0)
         return dir;
-    for (int c = 0; c < RF_CTRL_N; c++)
-        if (need[c])
-            why_append(&why[c], "; asking systemd for a delegated scope failed: ",
-                       rf_error_message(e));
+    why_append_all(why, need, "; asking systemd for a delegated scope failed: ", e);
+    rf_error_free(e);
+    e = NULL;
+    char *note = NULL;
+    if (rf_cgmanager_dir(h->v2.dir, need, &dir, &note, &e) == 0) {
+        if (note && warnings)
+            rf_strv_push_take(warnings, note); /* frees note on failure */
+        else
+            free(note);
+        return dir;
+    }
+    why_append_all(why, need, "; dividing the cgroup hierarchy without systemd failed: ", e);
     rf_error_free(e);
     return NULL;
 }
 
 static int setup_v2(rf_cgroup *cg, const rf_hierarchies *h, const bool want[], const rf_limits *l,
-                    why_not why[], rf_error **err)
+                    why_not why[], char ***warnings, rf_error **err)
 {
     bool use[RF_CTRL_N] = { false };
     _cleanup_close_ int pfd = open(h->v2.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -239,14 +258,14 @@ static int setup_v2(rf_cgroup *cg, const rf_hierarchies *h, const bool want[], c
                                 "only from an empty cgroup", NULL);
     }
     const char *parent = h->v2.dir;
-    const char *scope = v2_scope_if_needed(h, want, use, why);
+    const char *scope = v2_scope_if_needed(h, want, use, why, warnings);
     if (scope) {
         parent = scope;
         _cleanup_close_ int sfd = open(scope, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         for (int c = 0; c < RF_CTRL_N; c++) {
             use[c] = want[c] && sfd >= 0 && v2_enabled(sfd, c);
             if (want[c] && !use[c])
-                why_append(&why[c], "; the delegated systemd scope lacks it: ", scope);
+                why_append(&why[c], "; the delegated cgroup lacks it: ", scope);
         }
     }
     int i = cg_add_dir(cg, 0, true, parent);
@@ -371,7 +390,7 @@ int rf_cgroup_create(const rf_limits *limits, const char *name_hint, rf_cgroup *
     rf_hierarchies h;
     /* Without /proc there is nothing to find: every limit falls back. */
     if (rf_hierarchy_discover(&h, NULL) == 0 && h.v2.dir &&
-        setup_v2(cg, &h, want, limits, why, err) < 0)
+        setup_v2(cg, &h, want, limits, why, warnings, err) < 0)
         goto fail;
     for (int c = 0; c < RF_CTRL_N; c++)
         if (want[c] && cg->ctrl_dir[c] < 0 && h.v1[c].dir &&

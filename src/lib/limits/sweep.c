@@ -3,6 +3,7 @@
  * cgroup whose owner is gone. They only exist when both the caller and its
  * keeper were killed (or no keeper was started), so this is the backstop
  * that runs once at start, not the main cleanup path. */
+#include "limits/cgmanager.h"
 #include "limits/cgroup.h"
 #include "limits/cgroupfs.h"
 #include "limits/hierarchy.h"
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -69,6 +71,19 @@ static int sweep_dir(const char *dir, unsigned min_age_s)
     return removed;
 }
 
+/* Without systemd, root's sandboxes live in TOP/ringfence (limits/cgmanager.h),
+ * outside our own cgroup: sweep there too. */
+static int sweep_shared(const char *own_v2, unsigned min_age_s)
+{
+    if (!own_v2)
+        return 0;
+    _cleanup_free_ char *top = rf_cgmanager_top(own_v2);
+    _cleanup_free_ char *shared = NULL;
+    if (!top || asprintf(&shared, "%s/" RF_CGMANAGER_SHARED, top) < 0)
+        return 0;
+    return sweep_dir(shared, min_age_s); /* 0 when there is none */
+}
+
 int rf_cgroup_sweep_stale(unsigned min_age_s)
 {
     rf_hierarchies h;
@@ -87,6 +102,7 @@ int rf_cgroup_sweep_stale(unsigned min_age_s)
     for (size_t k = 0; k < n; k++)
         if (dirs[k])
             removed += sweep_dir(dirs[k], min_age_s);
+    removed += sweep_shared(h.v2.dir, min_age_s);
     rf_hierarchy_clear(&h);
     return removed;
 }
