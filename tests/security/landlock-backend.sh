@@ -65,6 +65,19 @@ expect_exit 0 "  ... and readable" ll --expose "$OUTSIDE" -- "$PROBE" read "$OUT
 expect_exit 0 "a read-write expose is writable" ll --expose "$OUTSIDE/rodir:$OUTSIDE/rodir:rw" -- "$PROBE" write "$OUTSIDE/rodir/f"
 expect_exit 0 "control: /etc/fstab is readable without a sandbox" rf run --backend none -- "$PROBE" read /etc/fstab
 expect_exit 1 "an /etc file outside the curated list stays unreadable" ll -- "$PROBE" read /etc/fstab
+# The curated files the native backend copies in are read where they are:
+# names resolve, the loader finds its cache, git reads /etc/gitconfig.
+expect_exit 0 "a curated /etc file is readable (/etc/passwd)" ll -- "$PROBE" read /etc/passwd
+if getent passwd "$sandbox_uid" >/dev/null; then
+    expect_exit 0 "  ... so the command's uid has its name" ll -- id -un
+else
+    skip "the command's uid has its name" "uid $sandbox_uid has no passwd entry on this host"
+fi
+if [ -e /etc/gitconfig ]; then
+    expect_exit 0 "  ... and git config --global works (it reads /etc/gitconfig)" ll -- git config --global user.name rf
+else
+    skip "git config --global under landlock" "no /etc/gitconfig on this host"
+fi
 expect_exit 1 "/dev/shm is not usable" ll -- "$PROBE" write /dev/shm/rf-ll-probe
 expect_exit 0 "/dev/null is writable" ll -- "$PROBE" write /dev/null
 expect_exit 0 "HOME (the instance's) is writable" ll -- sh -c 'echo x > "$HOME/f"'
@@ -297,6 +310,49 @@ if is_root; then
     rf plan --backend landlock --accept-weaker --map-root-to 4343 -- true >"$SCRATCH/rp.json" 2>/dev/null
     check "root: --map-root-to wins over the owner" \
         python3 -c "import json; p=json.load(open('$SCRATCH/rp.json')); assert p['identity']['uid']==4343"
+    # Root's instance root behind a 0700 directory (root's HOME, where
+    # ~/.ringfence lives): the command's HOME tree moves to one of its own
+    # under /var/lib/ringfence/homes, handed to the command's uid.
+    hidden=$(mktemp -d /var/tmp/rf-hidden.XXXXXX)
+    victim=$(mktemp -d /var/tmp/rf-victim.XXXXXX)
+    mkdir "$victim/share" "$victim/state"
+    llhome=/nonexistent
+    hl() { RINGFENCE_HOME=$hidden/rfhome ll "$@"; }
+    check "control: the command's uid cannot pass $hidden" \
+        sh -c "! setpriv --reuid $sandbox_uid --regid $sandbox_uid --clear-groups test -x '$hidden'"
+    expect_exit 0 "root, instance root out of the command's reach: HOME is usable" \
+        hl -- sh -c 'echo "$HOME"; touch "$HOME/ok" && mkdir -p "$HOME/.config/git" && test -w "$TMPDIR"'
+    llhome=$(head -1 <<<"$OUT")
+    case $llhome in
+        /var/lib/ringfence/homes/*-"$sandbox_uid") pass "  ... in a tree of its own under /var/lib/ringfence/homes" ;;
+        *) fail "  ... in a tree of its own under /var/lib/ringfence/homes (HOME=$llhome)" ;;
+    esac
+    lacks "  ... with no warning that HOME is out of reach" "$ERR" "cannot reach its HOME"
+    [ "$(stat -c %u "$llhome" 2>/dev/null)" = "$sandbox_uid" ] && pass "  ... the tree is the command's uid's" ||
+        fail "  ... the tree is the command's uid's"
+    [ "$(stat -c %u:%a /var/lib/ringfence/homes)" = 0:711 ] && pass "  ... below a root-owned 0711 directory" ||
+        fail "  ... below a root-owned 0711 directory ($(stat -c %u:%a /var/lib/ringfence/homes))"
+    # A symlink the command plants in its HOME tree never leads root's next
+    # start elsewhere (it would hand VICTIM/share to the command's uid).
+    hl -- sh -c "rm -rf \"\$HOME/.local\" && ln -s '$victim' \"\$HOME/.local\"" >/dev/null 2>&1
+    check "control: the symlink is planted" test -L "$llhome/.local"
+    expect_exit 125 "a symlink planted in HOME stops the next start" hl -- true
+    contains "  ... naming it" "$ERR" "$llhome/.local"
+    [ "$(stat -c %u "$victim/share")" = 0 ] && pass "  ... and what it points to stays root's" ||
+        fail "  ... $victim/share was handed to uid $(stat -c %u "$victim/share")"
+    # The same, raced: a sandbox of the instance swaps a directory and the
+    # symlink at .local while root starts others beside it.
+    rm -f "$llhome/.local"
+    hl -- sh -c "cd \"\$HOME\" && end=\$((\$(date +%s) + 8)); while [ \$(date +%s) -lt \$end ]; do
+        mkdir -p .d/share .d/state; mv -T .d .local 2>/dev/null; mv -T .local .d 2>/dev/null
+        ln -s '$victim' .local 2>/dev/null; rm -f .local; done" >/dev/null 2>&1 &
+    racer=$!
+    for _ in $(seq 1 40); do hl -- true >/dev/null 2>&1; done
+    wait "$racer"
+    [ "$(stat -c %u "$victim/share"):$(stat -c %u "$victim/state")" = 0:0 ] &&
+        pass "  ... raced 40 times: what the symlink points to stays root's" ||
+        fail "  ... raced: $victim/share or state was handed to the command's uid"
+    rm -rf "$llhome" "$hidden" "$victim"
 else
     skip "root caller identity" "needs root"
 fi

@@ -87,6 +87,30 @@ static int make_mount_point(int rootfd, const char *rel, bool dir, uid_t owner, 
     return chown_it ? fchownat(pfd, name, owner, group, AT_SYMLINK_NOFOLLOW) : 0;
 }
 
+/* A directory strictly inside the command's HOME tree (REL from its top,
+ * topfd): the tree is the sandbox's to write, and a sandbox of the same
+ * instance may still run, so each component is resolved beneath the top
+ * with no symlink followed; a symlink planted (or swapped in, racing this
+ * walk) stops the start instead of leading root elsewhere. Made 0700 when
+ * missing, handed to owner:group when chown_it. */
+static int ensure_home_dir(int topfd, const char *rel, const char *dir, uid_t owner, gid_t group, bool chown_it,
+                           rf_error **err)
+{
+    struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+    struct stat st;
+    if (make_mount_point(topfd, rel, true, owner, group, chown_it) < 0)
+        return rf_error_set(err, errno, "create instance directory %s", dir),
+               rf_error_hint_set(err, "remove what is in its way (a symlink is never followed there)");
+    _cleanup_close_ int fd = (int)syscall(SYS_openat2, topfd, rel, &how, sizeof how);
+    if (fd < 0 || fstat(fd, &st) < 0)
+        return rf_error_set(err, errno, "instance directory %s", dir),
+               rf_error_hint_set(err, "remove %s (a symlink or a file where a directory belongs)", dir);
+    if (chown_it && (st.st_uid != owner || st.st_gid != group) && fchown(fd, owner, group) < 0)
+        return rf_error_set(err, errno, "hand instance directory %s to uid %u", dir, (unsigned)owner);
+    return 0;
+}
+
 static int make_instance_mount_points(const rf_plan *plan, uid_t owner, gid_t group, bool chown_it,
                                       rf_error **err)
 {
@@ -107,30 +131,64 @@ static int make_instance_mount_points(const rf_plan *plan, uid_t owner, gid_t gr
     return 0;
 }
 
+/* RF_LANDLOCK_HOMES and its parent: root's own, searchable by all, writable
+ * by root alone (0711); anything else found there is refused, never used. */
+static int make_homes_parents(rf_error **err)
+{
+    char path[] = RF_LANDLOCK_HOMES;
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    const char *dirs[] = { path, RF_LANDLOCK_HOMES };
+    for (size_t i = 0; i < RF_ARRAY_SIZE(dirs); i++) {
+        struct stat st;
+        if (mkdir(dirs[i], 0711) < 0 && errno != EEXIST)
+            return rf_error_set(err, errno, "create %s (the landlock backend's HOME for a root caller)", dirs[i]);
+        if (lstat(dirs[i], &st) < 0)
+            return rf_error_set(err, errno, "%s", dirs[i]);
+        if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
+            return rf_error_set(err, EPERM, "%s is not a directory that only root may write", dirs[i]),
+                   rf_error_hint_set(err, "remove it (ringfence makes it root-owned, mode 0711) or set "
+                                          "RINGFENCE_HOME to a directory uid the command runs as can reach");
+        if (i == 0)
+            *slash = '/';
+    }
+    return 0;
+}
+
 int rf_backend_make_instance_dirs(const rf_plan *plan, rf_error **err)
 {
     /* A root caller's HOME tree belongs to whoever the command is on disk:
      * the unprivileged id when the landlock backend drops to it, root when
      * the native backend shows root's files through an idmapped mount. Runs
      * of both backends share the tree, so hand it to the right one. */
-    _cleanup_free_ char *user_env = NULL;
     bool hand = plan->drop_ids || plan->user_env_handed; /* not idmapped: the command's id owns it */
     uid_t owner = hand ? plan->uid_host : 0;
     gid_t group = hand ? plan->gid_host : 0;
-    if ((plan->drop_ids || plan->caller_is_root) &&
-        asprintf(&user_env, "%s/runtime-user-env", plan->instance_root) < 0)
-        return rf_error_set(err, ENOMEM, "instance directories");
+    const char *user_env = plan->drop_ids || plan->caller_is_root ? plan->user_env : NULL;
+    if (plan->user_env_apart && make_homes_parents(err) < 0)
+        return -1;
+    _cleanup_close_ int topfd = -1; /* the HOME tree's top, once made */
+    size_t toplen = plan->user_env ? strlen(plan->user_env) : 0;
     for (size_t i = 0; plan->instance_dirs && plan->instance_dirs[i]; i++) {
         const char *dir = plan->instance_dirs[i];
         struct stat st;
+        if (topfd >= 0 && rf_path_is_beneath(dir, plan->user_env) && dir[toplen] == '/') {
+            if (ensure_home_dir(topfd, dir + toplen + 1, dir, owner, group, user_env != NULL, err) < 0)
+                return -1;
+            continue;
+        }
         if (ensure_dir(dir, &st, err) < 0)
             return -1;
-        if (user_env && rf_path_is_beneath(dir, user_env) && (st.st_uid != owner || st.st_gid != group) &&
+        if (user_env && !strcmp(dir, user_env) && (st.st_uid != owner || st.st_gid != group) &&
             hand_over(dir, owner, group, err) < 0)
             return -1;
+        if (plan->user_env && !strcmp(dir, plan->user_env) &&
+            (topfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+            return rf_error_set(err, errno, "instance directory %s", dir);
         /* The instance root itself: searchable, not listable, so that id
          * reaches its HOME; the other instance directories stay 0700. */
-        if (plan->drop_ids && !strcmp(dir, plan->instance_root) && (st.st_mode & 07777) != 0711 &&
+        if (plan->drop_ids && !plan->user_env_apart && !strcmp(dir, plan->instance_root) &&
+            (st.st_mode & 07777) != 0711 &&
             chmod_nofollow(dir, 0711, err) < 0)
             return -1;
     }

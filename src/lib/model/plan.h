@@ -107,6 +107,12 @@ struct rf_plan {
     char **env;       /* the complete environment of the command */
     char *cwd;        /* working directory inside */
     char *instance_root;
+    /* The command's shared HOME tree (HOME, TMPDIR, XDG_*):
+     * INSTANCE_ROOT/runtime-user-env, or, where a landlock root caller's
+     * command runs as an id that cannot reach the instance root (root's
+     * 0700 HOME), a tree of its own under RF_LANDLOCK_HOMES (plan.c). */
+    char *user_env;
+    bool user_env_apart; /* user_env lies under RF_LANDLOCK_HOMES */
     /* The audit trail (audit/): on unless the policy's audit is false;
      * what run.start records besides the plan's own fields. */
     bool audit;
@@ -157,6 +163,9 @@ struct rf_plan {
 };
 
 /* Default PATH inside the sandbox. */
+/* Where a landlock root caller's command keeps its HOME when it cannot
+ * reach the instance root (plan.c: set_user_env): root-owned, 0711. */
+#define RF_LANDLOCK_HOMES "/var/lib/ringfence/homes"
 #define RF_SAFE_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 /* model/plan.c: the accessors every floor needs. */

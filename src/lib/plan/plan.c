@@ -71,6 +71,53 @@ static int instance_identity(rf_plan *plan, const rf_policy *policy, rf_error **
     return 0;
 }
 
+/* Can uid/gid search every directory above path (x on each)? */
+static bool reachable_as(const char *path, uid_t uid, gid_t gid)
+{
+    _cleanup_free_ char *p = strdup(path);
+    if (!p)
+        return false;
+    for (char *slash = strrchr(p, '/'); slash; slash = strrchr(p, '/')) {
+        *slash = '\0';
+        struct stat st;
+        if (stat(*p ? p : "/", &st) < 0)
+            return false;
+        bool x = st.st_uid == uid ? st.st_mode & S_IXUSR : st.st_gid == gid ? st.st_mode & S_IXGRP
+                                                                               : st.st_mode & S_IXOTH;
+        if (!x)
+            return false;
+        if (!*p)
+            break;
+    }
+    return true;
+}
+
+/* The command's HOME tree. A landlock root caller's command runs as
+ * another id (set_identity), which cannot pass root's 0700 HOME to reach
+ * /root/.ringfence: its tree then lives under RF_LANDLOCK_HOMES instead,
+ * one per instance root and id (common.c makes the root-owned parents
+ * and hands the leaf to the id), so that HOME works without the caller
+ * setting RINGFENCE_HOME by hand (docs/containers.md). */
+static int set_user_env(rf_plan *plan, const rf_policy *policy)
+{
+    if (asprintf(&plan->user_env, "%s/runtime-user-env", policy->instance_root) < 0) {
+        plan->user_env = NULL;
+        return -1;
+    }
+    if (!plan->caller_is_root || plan->backend != RF_BACKEND_LANDLOCK || plan->uid_host == 0 ||
+        reachable_as(policy->instance_root, plan->uid_host, plan->gid_host)) /* made 0711 at start */
+        return 0;
+    char digest[65];
+    rf_sha256_hex(policy->instance_root, strlen(policy->instance_root), digest);
+    free(plan->user_env);
+    if (asprintf(&plan->user_env, "%s/%.16s-%u", RF_LANDLOCK_HOMES, digest, (unsigned)plan->uid_host) < 0) {
+        plan->user_env = NULL;
+        return -1;
+    }
+    plan->user_env_apart = true;
+    return 0;
+}
+
 static int set_namespaces(rf_plan *plan)
 {
     plan->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
@@ -150,11 +197,8 @@ static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **er
 {
     size_t first = plan->n_mounts;
     _cleanup_free_ char *user_env = NULL;
-    /* An instance's tree, or the instance root's shared user environment. */
-    if (policy->instance_dir)
-        user_env = strdup(policy->instance_dir);
-    else if (asprintf(&user_env, "%s/runtime-user-env", policy->instance_root) < 0)
-        user_env = NULL;
+    /* An instance's tree, or the shared user environment. */
+    user_env = strdup(policy->instance_dir ? policy->instance_dir : plan->user_env);
     if (!user_env)
         return rf_error_set(err, ENOMEM, "plan");
     if (rf_plan_add_mount(plan, RF_MOUNT_BIND, policy->workspace, policy->workspace, true, "workspace", err) < 0 ||
@@ -373,6 +417,10 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
     set_identity(plan, policy);
     if (check_network_backend(plan, err) < 0 || instance_identity(plan, policy, err) < 0)
         goto fail;
+    if (set_user_env(plan, policy) < 0) {
+        rf_error_set(err, ENOMEM, "plan");
+        goto fail;
+    }
     if (plan->backend == RF_BACKEND_NATIVE || plan->backend == RF_BACKEND_BWRAP ||
         plan->backend == RF_BACKEND_FIREJAIL)
         set_namespaces(plan);
@@ -484,6 +532,7 @@ RF_EXPORT void rf_plan_free(rf_plan *plan)
     free(plan->exec_path);
     free(plan->cwd);
     free(plan->instance_root);
+    free(plan->user_env);
     free(plan->workspace);
     free(plan->instance);
     free(plan->session);

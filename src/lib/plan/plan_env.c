@@ -4,6 +4,7 @@
  * environment (HOME, TMPDIR, XDG_*) inside the instance root, as seeds 000
  * and 002 describe. Everything added by the policy shows in the plan. */
 #include "plan/build.h"
+#include "util/cleanup.h"
 #include "util/error.h"
 #include "util/strv.h"
 
@@ -12,12 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Directories below the instance root, created 0700 before a start. */
-static const char *const instance_subdirs[] = {
-    "", "skills", "logs", "cache", "state", "runtime-user-env",
-    "runtime-user-env/.config", "runtime-user-env/.cache", "runtime-user-env/.local",
-    "runtime-user-env/.local/state", "runtime-user-env/.local/share",
-    "runtime-user-env/.runtime", "runtime-user-env/tmp",
+/* Directories below the instance root, then below the command's HOME
+ * tree (plan->user_env), created 0700 before a start. */
+static const char *const instance_subdirs[] = { "", "/skills", "/logs", "/cache", "/state" };
+static const char *const user_env_subdirs[] = {
+    "", "/.config", "/.cache", "/.local", "/.local/state", "/.local/share", "/.runtime", "/tmp",
 };
 
 static const struct { const char *key, *sub; } user_env[] = {
@@ -51,16 +51,22 @@ static int env_set_path(rf_plan *plan, const char *key, const char *base, const 
     return rc;
 }
 
-static int add_instance_dirs(rf_plan *plan)
+static int add_dirs(rf_plan *plan, const char *base, const char *const *subs, size_t n)
 {
-    for (size_t i = 0; i < sizeof instance_subdirs / sizeof instance_subdirs[0]; i++) {
+    for (size_t i = 0; i < n; i++) {
         char *dir = NULL;
-        if (asprintf(&dir, "%s%s%s", plan->instance_root, *instance_subdirs[i] ? "/" : "",
-                     instance_subdirs[i]) < 0 ||
-            rf_strv_push_take(&plan->instance_dirs, dir) < 0)
+        if (asprintf(&dir, "%s%s", base, subs[i]) < 0 || rf_strv_push_take(&plan->instance_dirs, dir) < 0)
             return -1;
     }
     return 0;
+}
+
+static int add_instance_dirs(rf_plan *plan)
+{
+    return add_dirs(plan, plan->instance_root, instance_subdirs, RF_ARRAY_SIZE(instance_subdirs)) < 0 ||
+                   add_dirs(plan, plan->user_env, user_env_subdirs, RF_ARRAY_SIZE(user_env_subdirs)) < 0
+               ? -1
+               : 0;
 }
 
 /* network: allowlist. Set after env.keep and env.set: the proxy is the
@@ -87,9 +93,7 @@ static int add_proxy_env(rf_plan *plan)
 
 int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
-    char *user_env_dir = NULL;
-    if (asprintf(&user_env_dir, "%s/runtime-user-env", policy->instance_root) < 0)
-        return rf_error_set(err, ENOMEM, "plan");
+    const char *user_env_dir = plan->user_env;
     plan->env = calloc(1, sizeof(char *));
     int rc = plan->env ? 0 : -1;
     if (rc == 0)
@@ -124,7 +128,6 @@ int rf_plan_build_env(rf_plan *plan, const rf_policy *policy, rf_error **err)
         rc = rf_plan_route_env(plan, err);
     if (rc == 0)
         rc = add_instance_dirs(plan);
-    free(user_env_dir);
     if (rc != 0)
         return rf_error_set(err, ENOMEM, "plan: environment");
     return 0;

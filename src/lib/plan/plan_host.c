@@ -184,6 +184,10 @@ static int host_rules(rf_plan *plan, bool accept_tmp, bool accept_remap)
             if (r == 0 && masked)
                 r = note_entrywise(plan, m->source, m->writable, masked);
             rf_strv_free(masked);
+        } else if (m->type == RF_MOUNT_COPY) {
+            /* The curated /etc files the native backend copies in (passwd,
+             * ld.so.cache, resolv.conf, gitconfig...): read where they are. */
+            r = push_rule(plan, m->source, false);
         } else if (m->type == RF_MOUNT_PROC) {
             r = push_rule(plan, "/proc", false);
         } else if (m->type == RF_MOUNT_TMPFS && !strcmp(m->why, "tmp") && accept_tmp) {
@@ -281,7 +285,10 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
                                "write the workspace %s", (unsigned)plan->uid_host, from, policy->workspace) < 0)
         return rf_error_set(err, ENOMEM, "plan");
     /* The instance root and below are made usable at start (common.c);
-     * what lies above it must already be searchable. */
+     * what lies above it must already be searchable, or the HOME tree is
+     * apart (plan.c), under parents made at start as well. */
+    if (plan->user_env_apart)
+        return 0;
     _cleanup_free_ char *above = strdup(plan->instance_root);
     char *slash = above ? strrchr(above, '/') : NULL;
     if (slash)
