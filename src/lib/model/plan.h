@@ -162,10 +162,11 @@ struct rf_plan {
                                             (backend/container/), or NULL */
 };
 
-/* Default PATH inside the sandbox. */
 /* Where a landlock root caller's command keeps its HOME when it cannot
  * reach the instance root (plan.c: set_user_env): root-owned, 0711. */
 #define RF_LANDLOCK_HOMES "/var/lib/ringfence/homes"
+
+/* Default PATH inside the sandbox. */
 #define RF_SAFE_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 /* model/plan.c: the accessors every floor needs. */
