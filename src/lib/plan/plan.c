@@ -92,6 +92,20 @@ static bool reachable_as(const char *path, uid_t uid, gid_t gid)
     return true;
 }
 
+/* Can RF_LANDLOCK_HOMES be there at start (common.c makes it)? Not on a
+ * read-only /var (a pod's readOnlyRootFilesystem): the tree then stays in
+ * the instance root, and the plan warns that HOME is out of reach. */
+static bool homes_possible(void)
+{
+    char path[] = RF_LANDLOCK_HOMES;
+    for (char *slash = strrchr(path, '/'); slash && slash != path; slash = strrchr(path, '/')) {
+        if (access(path, F_OK) == 0)
+            return access(path, W_OK) == 0;
+        *slash = '\0';
+    }
+    return false;
+}
+
 /* The command's HOME tree. A landlock root caller's command runs as
  * another id (set_identity), which cannot pass root's 0700 HOME to reach
  * /root/.ringfence: its tree then lives under RF_LANDLOCK_HOMES instead,
@@ -105,7 +119,8 @@ static int set_user_env(rf_plan *plan, const rf_policy *policy)
         return -1;
     }
     if (!plan->caller_is_root || plan->backend != RF_BACKEND_LANDLOCK || plan->uid_host == 0 ||
-        reachable_as(policy->instance_root, plan->uid_host, plan->gid_host)) /* made 0711 at start */
+        reachable_as(policy->instance_root, plan->uid_host, plan->gid_host) || /* made 0711 at start */
+        !homes_possible())
         return 0;
     char digest[65];
     rf_sha256_hex(policy->instance_root, strlen(policy->instance_root), digest);
