@@ -89,23 +89,30 @@ static int make_mount_point(int rootfd, const char *rel, bool dir, uid_t owner, 
 
 /* A directory strictly inside the command's HOME tree (REL from its top,
  * topfd): the tree is the sandbox's to write, and a sandbox of the same
- * instance may still run, so each component is resolved beneath the top
- * with no symlink followed; a symlink planted (or swapped in, racing this
- * walk) stops the start instead of leading root elsewhere. Made 0700 when
- * missing, handed to owner:group when chown_it. */
+ * instance may still run, so it is walked one component at a time with
+ * O_NOFOLLOW (openat2 may be filtered: ringfence inside ringfence); a
+ * symlink planted there, or swapped in racing this walk, stops the start
+ * instead of leading root elsewhere. The last component is made 0700 when
+ * missing; the directory is handed to owner:group when chown_it. */
 static int ensure_home_dir(int topfd, const char *rel, const char *dir, uid_t owner, gid_t group, bool chown_it,
                            rf_error **err)
 {
-    struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+    _cleanup_free_ char *copy = strdup(rel);
+    _cleanup_close_ int fd = copy ? fcntl(topfd, F_DUPFD_CLOEXEC, 3) : -1;
+    char *save = NULL;
+    for (char *c = copy ? strtok_r(copy, "/", &save) : NULL; fd >= 0 && c; c = strtok_r(NULL, "/", &save)) {
+        bool last = !save || !*save;
+        if (last && mkdirat(fd, c, 0700) < 0 && errno != EEXIST)
+            return rf_error_set(err, errno, "create instance directory %s", dir);
+        int next = strcmp(c, "..") ? openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        close(fd);
+        fd = next;
+    }
     struct stat st;
-    if (make_mount_point(topfd, rel, true, owner, group, chown_it) < 0)
-        return rf_error_set(err, errno, "create instance directory %s", dir),
-               rf_error_hint_set(err, "remove what is in its way (a symlink is never followed there)");
-    _cleanup_close_ int fd = (int)syscall(SYS_openat2, topfd, rel, &how, sizeof how);
     if (fd < 0 || fstat(fd, &st) < 0)
-        return rf_error_set(err, errno, "instance directory %s", dir),
-               rf_error_hint_set(err, "remove %s (a symlink or a file where a directory belongs)", dir);
+        return rf_error_set(err, errno ? errno : EINVAL, "instance directory %s", dir),
+               rf_error_hint_set(err, "remove %s (a symlink or a file where a directory belongs; none is followed)",
+                                 dir);
     if (chown_it && (st.st_uid != owner || st.st_gid != group) && fchown(fd, owner, group) < 0)
         return rf_error_set(err, errno, "hand instance directory %s to uid %u", dir, (unsigned)owner);
     return 0;
