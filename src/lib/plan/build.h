@@ -36,6 +36,8 @@ int rf_plan_route_env(rf_plan *plan, rf_error **err);
  * cannot honour unless the user accepted the weaker mode (accept_weaker). */
 int rf_plan_choose_backend(rf_plan *plan, const rf_policy *policy, rf_error **err);
 int rf_plan_host_finish(rf_plan *plan, const rf_policy *policy, rf_error **err);
+/* Can uid/gid pass every directory above the instance root? (mode bits) */
+bool rf_plan_instance_root_reachable(const char *instance_root, uid_t uid, gid_t gid);
 /* What the landlock backend cannot do on any host (also `ringfence doctor`). */
 const char *const *rf_plan_landlock_cannot(size_t *n);
 

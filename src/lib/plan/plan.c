@@ -71,27 +71,6 @@ static int instance_identity(rf_plan *plan, const rf_policy *policy, rf_error **
     return 0;
 }
 
-/* Can uid/gid search every directory above path (x on each)? */
-static bool reachable_as(const char *path, uid_t uid, gid_t gid)
-{
-    _cleanup_free_ char *p = strdup(path);
-    if (!p)
-        return false;
-    for (char *slash = strrchr(p, '/'); slash; slash = strrchr(p, '/')) {
-        *slash = '\0';
-        struct stat st;
-        if (stat(*p ? p : "/", &st) < 0)
-            return false;
-        bool x = st.st_uid == uid ? st.st_mode & S_IXUSR : st.st_gid == gid ? st.st_mode & S_IXGRP
-                                                                               : st.st_mode & S_IXOTH;
-        if (!x)
-            return false;
-        if (!*p)
-            break;
-    }
-    return true;
-}
-
 /* Can RF_LANDLOCK_HOMES be there at start (common.c makes it)? Not on a
  * read-only /var (a pod's readOnlyRootFilesystem): the tree then stays in
  * the instance root, and the plan warns that HOME is out of reach. */
@@ -118,8 +97,9 @@ static int set_user_env(rf_plan *plan, const rf_policy *policy)
         plan->user_env = NULL;
         return -1;
     }
-    if (!plan->caller_is_root || plan->backend != RF_BACKEND_LANDLOCK || plan->uid_host == 0 ||
-        reachable_as(policy->instance_root, plan->uid_host, plan->gid_host) || /* made 0711 at start */
+    if (!plan->caller_is_root || plan->backend != RF_BACKEND_LANDLOCK || plan->uid_host == 0)
+        return 0;
+    if (rf_plan_instance_root_reachable(policy->instance_root, plan->uid_host, plan->gid_host) ||
         !homes_possible())
         return 0;
     char digest[65];

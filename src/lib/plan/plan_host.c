@@ -230,6 +230,17 @@ static bool usable_as(const char *path, uid_t uid, gid_t gid, unsigned want)
     return true;
 }
 
+/* Can uid/gid pass every directory above the instance root (which itself
+ * is made 0711 at start, common.c)? */
+bool rf_plan_instance_root_reachable(const char *instance_root, uid_t uid, gid_t gid)
+{
+    _cleanup_free_ char *above = strdup(instance_root);
+    char *slash = above ? strrchr(above, '/') : NULL;
+    if (slash)
+        *(slash == above ? slash + 1 : slash) = '\0';
+    return above && usable_as(above, uid, gid, 1);
+}
+
 /* Is `id` inside one of the ranges of a /proc/self/{uid,gid}_map? */
 static bool id_mapped(const char *map, unsigned long id)
 {
@@ -289,11 +300,7 @@ static int root_caller(rf_plan *plan, const rf_policy *policy, rf_error **err)
      * apart (plan.c), under parents made at start as well. */
     if (plan->user_env_apart)
         return 0;
-    _cleanup_free_ char *above = strdup(plan->instance_root);
-    char *slash = above ? strrchr(above, '/') : NULL;
-    if (slash)
-        *(slash == above ? slash + 1 : slash) = '\0';
-    if (above && !usable_as(above, plan->uid_host, plan->gid_host, 1) &&
+    if (!rf_plan_instance_root_reachable(plan->instance_root, plan->uid_host, plan->gid_host) &&
         rf_strv_pushf(&plan->warnings, "backend landlock: the command runs as uid %u (%s), which cannot "
                                "reach its HOME under %s; set RINGFENCE_HOME to a directory it can reach",
               (unsigned)plan->uid_host, from, plan->instance_root) < 0)
