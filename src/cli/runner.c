@@ -7,6 +7,7 @@
 
 #include "proc/proc.h"
 #include "util/cleanup.h"
+#include "util/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,21 +43,6 @@ static void install_forwarding(void)
         sigaction(sigs[i], &sa, NULL);
 }
 
-/* Write all of buf to fd; -1 with errno on the first failure. */
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* --status-json FILE: a new file beside the old one, fsync'd, renamed over
  * it, so a full disk or a crash leaves the old file whole, never a
  * truncated record and no temporary file. A FILE that is not a regular
@@ -68,7 +54,7 @@ int rf_cli_write_atomic(const char *path, const char *json, size_t len)
     struct stat st;
     if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
         _cleanup_close_ int fd = open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        return fd < 0 ? -1 : write_all(fd, json, len);
+        return fd < 0 ? -1 : rf_write_all(fd, json, len);
     }
     _cleanup_free_ char *tmp = NULL;
     const char *slash = strrchr(target, '/');
@@ -83,7 +69,7 @@ int rf_cli_write_atomic(const char *path, const char *json, size_t len)
         return -1;
     mode_t um = umask(0);
     umask(um);
-    int rc = fchmod(fd, 0666 & ~um) < 0 || write_all(fd, json, len) < 0 || fsync(fd) < 0 ? -1 : 0;
+    int rc = fchmod(fd, 0666 & ~um) < 0 || rf_write_all(fd, json, len) < 0 || fsync(fd) < 0 ? -1 : 0;
     int e = errno;
     if (close(fd) < 0 && rc == 0) {
         rc = -1;

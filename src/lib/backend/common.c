@@ -15,8 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
-#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,13 +56,39 @@ static int ensure_dir(const char *dir, struct stat *st, rf_error **err)
     return 0;
 }
 
+/* REL's directory beneath dirfd, walked one component at a time with
+ * O_NOFOLLOW rather than by openat2's RESOLVE_BENEATH, which ringfence's own
+ * filter answers ENOSYS (ringfence inside ringfence). The tree walked is a
+ * sandbox's to write, and a sandbox of the same instance may still run: a
+ * symlink planted there, or swapped in racing the walk, fails it (ENOTDIR)
+ * instead of leading the caller (maybe root) elsewhere; ".." is EINVAL.
+ * make_last makes a missing last component 0700. An O_PATH descriptor, or
+ * -1 with errno (ENOENT where a component is missing). */
+static int open_beneath(int dirfd, const char *rel, bool make_last)
+{
+    _cleanup_free_ char *copy = strdup(rel);
+    int fd = copy ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) : -1;
+    char *save = NULL;
+    for (char *c = copy ? strtok_r(copy, "/", &save) : NULL; fd >= 0 && c; c = strtok_r(NULL, "/", &save)) {
+        bool last = !save || !*save;
+        int next = -1;
+        if (!strcmp(c, ".."))
+            errno = EINVAL;
+        else if (!(make_last && last && mkdirat(fd, c, 0700) < 0 && errno != EEXIST))
+            next = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int e = errno;
+        close(fd);
+        errno = e;
+        fd = next;
+    }
+    return fd;
+}
+
 /* An expose whose target lies in the instance's tree (learn's ~/.gitconfig
  * at the sandbox's own home): its mount point made here, by the caller in
  * its own directory, empty. The setup child cannot always make it there: on
- * an idmapped bind its own id has no mapping (EOVERFLOW). The tree is the
- * sandbox's to write, so a planted symlink must not lead us (maybe root)
- * elsewhere: every component is resolved beneath the instance root with no
- * symlink followed. */
+ * an idmapped bind its own id has no mapping (EOVERFLOW). No symlink in the
+ * tree is followed (open_beneath). */
 static int make_mount_point(int rootfd, const char *rel, bool dir, uid_t owner, gid_t group, bool chown_it)
 {
     _cleanup_free_ char *parent = strdup(rel);
@@ -74,9 +98,7 @@ static int make_mount_point(int rootfd, const char *rel, bool dir, uid_t owner, 
     const char *name = slash ? slash + 1 : parent;
     if (slash)
         *slash = '\0';
-    struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-    _cleanup_close_ int pfd = (int)syscall(SYS_openat2, rootfd, slash ? parent : ".", &how, sizeof how);
+    _cleanup_close_ int pfd = open_beneath(rootfd, slash ? parent : ".", false);
     if (pfd < 0)
         return errno == ENOENT ? 0 : -1; /* its parent is not there either: the setup child's to make */
     int rc = dir ? mkdirat(pfd, name, 0700) : openat(pfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -88,32 +110,24 @@ static int make_mount_point(int rootfd, const char *rel, bool dir, uid_t owner, 
 }
 
 /* A directory strictly inside the command's HOME tree (REL from its top,
- * topfd): the tree is the sandbox's to write, and a sandbox of the same
- * instance may still run, so it is walked one component at a time with
- * O_NOFOLLOW (openat2 may be filtered: ringfence inside ringfence); a
- * symlink planted there, or swapped in racing this walk, stops the start
- * instead of leading root elsewhere. The last component is made 0700 when
- * missing; the directory is handed to owner:group when chown_it. */
+ * topfd), made 0700 when missing, through open_beneath; handed to
+ * owner:group when chown_it. */
 static int ensure_home_dir(int topfd, const char *rel, const char *dir, uid_t owner, gid_t group, bool chown_it,
                            rf_error **err)
 {
-    _cleanup_free_ char *copy = strdup(rel);
-    _cleanup_close_ int fd = copy ? fcntl(topfd, F_DUPFD_CLOEXEC, 3) : -1;
-    char *save = NULL;
-    for (char *c = copy ? strtok_r(copy, "/", &save) : NULL; fd >= 0 && c; c = strtok_r(NULL, "/", &save)) {
-        bool last = !save || !*save;
-        if (last && mkdirat(fd, c, 0700) < 0 && errno != EEXIST)
-            return rf_error_set(err, errno, "create instance directory %s", dir);
-        int next = strcmp(c, "..") ? openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-        close(fd);
-        fd = next;
-    }
+    errno = 0;
+    _cleanup_close_ int fd = open_beneath(topfd, rel, true);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0)
-        return rf_error_set(err, errno ? errno : EINVAL, "instance directory %s", dir),
-               rf_error_hint_set(err, "remove %s (a symlink or a file where a directory belongs; none is followed)",
-                                 dir);
-    if (chown_it && (st.st_uid != owner || st.st_gid != group) && fchown(fd, owner, group) < 0)
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        int e = errno ? errno : EINVAL;
+        rf_error_set(err, e, "instance directory %s", dir);
+        if (e == ENOTDIR || e == EINVAL)
+            rf_error_hint_set(err, "remove %s (a symlink or a file where a directory belongs; none is followed)",
+                              dir);
+        return -1;
+    }
+    if (chown_it && (st.st_uid != owner || st.st_gid != group) &&
+        fchownat(fd, "", owner, group, AT_EMPTY_PATH) < 0)
         return rf_error_set(err, errno, "hand instance directory %s to uid %u", dir, (unsigned)owner);
     return 0;
 }

@@ -11,6 +11,7 @@
 #include "fs/fs-internal.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,20 +20,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
-
-static int write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
 
 static void temp_name(char *buf, size_t size, const char *base)
 {
@@ -113,7 +100,7 @@ static int replace_once(rf_fs *fs, const rf_fs_target *t, bool anon, const char 
         return rf_fs_fail(err, errno, "cannot create a temporary file beside %s", user_path);
     int rc = -1, e = 0;
     const char *why = "";
-    if (write_all(fd, data, len) < 0)
+    if (rf_write_all(fd, data, len) < 0)
         why = "cannot write";
     else if (finish_temp(t, fd) < 0)
         why = "cannot sync (or keep the mode and owner of)";
@@ -211,7 +198,7 @@ static int append_data(int fd, bool created, const rf_fs_target *t, const char *
     struct stat st;
     if (fstat(fd, &st) < 0)
         return rf_fs_fail(err, errno, "cannot stat %s", path);
-    if (write_all(fd, data, len) == 0 && fsync(fd) == 0)
+    if (rf_write_all(fd, data, len) == 0 && fsync(fd) == 0)
         return 0;
     int e = errno;
     /* Undo: what was there stays, the partial tail goes. */

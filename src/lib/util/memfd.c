@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "util/memfd.h"
+#include "util/io.h"
 
 #include <errno.h>
 #include <sys/mman.h>
@@ -12,19 +13,11 @@ int rf_memfd_with(const char *name, const void *data, size_t len)
     int fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC);
     if (fd < 0)
         return -1;
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : EIO;
-            close(fd);
-            errno = e;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
+    if (rf_write_all(fd, data, len) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
     }
     if (lseek(fd, 0, SEEK_SET) < 0) {
         int e = errno;
