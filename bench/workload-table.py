@@ -31,7 +31,7 @@ def cell(wall, cpu, mode):
 
 def main():
     d, works = sys.argv[1], sys.argv[2:]
-    modes = ["ringfence", "overlay", "ovl-floor", "allowlist", "learn", "bwrap"]
+    modes = ["ringfence", "no-landlock", "overlay", "ovl-floor", "allowlist", "learn", "bwrap"]
     print("| workload | bare | " + " | ".join(modes) + " |")
     print("| --- | --- |" + " --- |" * len(modes))
     for w in works:

@@ -21,7 +21,8 @@
 #   npm          `npm ci --offline` of express (72 packages) from a cache
 #                primed here once through the registry (skipped without it)
 #
-# Modes: bare; ringfence (`run`); overlay (`run --changes overlay`, the
+# Modes: bare; ringfence (`run`); no-landlock (`run --landlock off`: what
+# Landlock's rules cost inside the sandbox, beside its floor); overlay (`run --changes overlay`, the
 # session discarded inside the timed span); allowlist (`run --allow-domain`:
 # the proxy started); learn; bwrap (the default plan's mounts); ovl-floor
 # (`unshare` + an overlayfs mount of the workspace with the session's
@@ -175,6 +176,7 @@ for w in $wanted; do
     "${clean[@]}" python3 "$top/bench/interleave.py" --runs "$rounds" --warmup "$warmup" --base bare --json "$top_tmp/$w.json" \
         bare="sh:$line" \
         ringfence="sh:$rf run -- sh -c '$line'" \
+        no-landlock="sh:$rf run --landlock off -- sh -c '$line'" \
         overlay="sh:$top_tmp/overlay '$line'" \
         ovl-floor="sh:$top_tmp/ovl-floor '$line'" \
         allowlist="sh:$rf run --allow-domain example.invalid -- sh -c '$line'" \

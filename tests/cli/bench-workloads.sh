@@ -30,8 +30,8 @@ for tool in git bwrap python3 unshare hyperfine; do
 done
 expect_exit 0 "QUICK=1 bench/workloads.sh runs every mode and exits 0" \
     env QUICK=1 bash "$src/bench/workloads.sh" "$(dirname "$RINGFENCE")" 1 git-once make
-contains "it prints the closing table's header" "$OUT" "| workload | bare | ringfence | overlay | ovl-floor | allowlist | learn | bwrap |"
+contains "it prints the closing table's header" "$OUT" "| workload | bare | ringfence | no-landlock | overlay | ovl-floor | allowlist | learn | bwrap |"
 for w in git-once make; do
     row=$(grep "^| $w |" <<<"$OUT")
-    check "the $w row has a ratio for each of the 6 modes" test "$(grep -o '×' <<<"$row" | wc -l)" -eq 12
+    check "the $w row has a ratio for each of the 7 modes" test "$(grep -o '×' <<<"$row" | wc -l)" -eq 14
 done
