@@ -30,6 +30,7 @@ import random
 import resource
 import statistics
 import sys
+import tempfile
 import time
 
 
@@ -54,20 +55,31 @@ def reap_orphans():
         cpu += ru.ru_utime + ru.ru_stime
 
 
-def run_once(argv):
-    """Wall and CPU seconds of one run (the whole tree); stdio to /dev/null."""
+def run_once(name, argv):
+    """Wall and CPU seconds of one run (the whole tree); stdin and stdout
+    /dev/null, stderr kept aside: a failing command ends the benchmark with
+    its name, status and the end of what it said, never a silent gap."""
     null = os.open(os.devnull, os.O_RDWR)
+    err = tempfile.TemporaryFile()
     try:
-        fa = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
+        fa = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1),
+              (os.POSIX_SPAWN_DUP2, err.fileno(), 2)]
         t0 = time.perf_counter()
         pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=fa)
         _, status, ru = os.wait4(pid, 0)
         wall = time.perf_counter() - t0
         orphans = reap_orphans()
+        if os.waitstatus_to_exitcode(status) != 0:
+            err.seek(0)
+            # What a sandboxed command wrote, shown with its controls escaped.
+            said = "".join(c if c.isprintable() or c == "\n" else "\\x%02x" % ord(c)
+                           for c in err.read()[-2000:].decode(errors="replace").rstrip("\n"))
+            sys.exit("interleave: FAILED: %s exited with status %d: %s\n%s" % (
+                name, os.waitstatus_to_exitcode(status), " ".join(argv),
+                "\n".join("  stderr: " + line for line in said.split("\n")) if said else "  (nothing on stderr)"))
     finally:
         os.close(null)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("interleave: %s exited with status %d" % (" ".join(argv), os.waitstatus_to_exitcode(status)))
+        err.close()
     return wall, ru.ru_utime + ru.ru_stime + orphans
 
 
@@ -101,13 +113,13 @@ def main():
     become_subreaper()
     for _ in range(a.warmup):
         for n in names:
-            run_once(cmds[n])
+            run_once(n, cmds[n])
     wall = {n: [] for n in names}
     cpu = {n: [] for n in names}
     for _ in range(a.runs):
         random.shuffle(names)
         for n in names:
-            w, c = run_once(cmds[n])
+            w, c = run_once(n, cmds[n])
             wall[n].append(w)
             cpu[n].append(c)
     load = os.getloadavg()[0]

@@ -3,7 +3,8 @@
 """The closing table of bench/workloads.sh, in Markdown for
 docs/performance.md: per workload, bare's median wall time, then each mode's
 ratio of medians to bare, the 10th-90th percentiles of the ratios taken
-within each round (their spread), and the ratio of the whole tree's CPU.
+within each round (their spread), and the ratio of the whole tree's CPU. A workload without samples (a mode's command
+failed) gets a FAILED row.
 
   bench/workload-table.py DIR WORKLOAD...   (reads DIR/WORKLOAD.json from interleave.py)
 """
@@ -30,12 +31,15 @@ def cell(wall, cpu, mode):
 
 def main():
     d, works = sys.argv[1], sys.argv[2:]
-    modes = ["ringfence", "overlay", "ovl-floor", "allowlist", "learn", "bwrap"]
+    modes = ["ringfence", "no-landlock", "overlay", "ovl-floor", "allowlist", "learn", "bwrap"]
     print("| workload | bare | " + " | ".join(modes) + " |")
     print("| --- | --- |" + " --- |" * len(modes))
     for w in works:
         path = os.path.join(d, w + ".json")
         if not os.path.exists(path):
+            # interleave.py writes no samples when a mode's command failed:
+            # the row says so rather than vanish.
+            print("| %s | FAILED (a mode's command exited non-zero: see the run's output) |%s" % (w, " |" * len(modes)))
             continue
         data = json.load(open(path))
         wall, cpu = data["wall"], data["cpu"]

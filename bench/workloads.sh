@@ -21,7 +21,8 @@
 #   npm          `npm ci --offline` of express (72 packages) from a cache
 #                primed here once through the registry (skipped without it)
 #
-# Modes: bare; ringfence (`run`); overlay (`run --changes overlay`, the
+# Modes: bare; ringfence (`run`); no-landlock (`run --landlock off`: what
+# Landlock's rules cost inside the sandbox, beside its floor); overlay (`run --changes overlay`, the
 # session discarded inside the timed span); allowlist (`run --allow-domain`:
 # the proxy started); learn; bwrap (the default plan's mounts); ovl-floor
 # (`unshare` + an overlayfs mount of the workspace with the session's
@@ -90,7 +91,13 @@ write(f"{ws}/ut/test_files.py",
               f"    open(p, 'w').write('x' * 4096)\n    self.assertEqual(len(open(p).read()), 4096)\n"
               f"    os.unlink(p)\nsetattr(T, 'test_{i}', t{i})\n" for i in range(300 // scale if "unittest" in wanted else 0)))
 PY
-(cd "$ws/repo" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm fixture && git status >/dev/null)
+# The commit's 20,000 loose objects start `git gc --auto` in the background
+# (detached): it packs them and removes .git/objects/?? while the first
+# workload walks the tree (tar: "File removed before we read it", exit 1).
+# Packed here once, before any timing, and never again during the run: a
+# repository at rest, as a clone is.
+(cd "$ws/repo" && git init -q && git config gc.auto 0 && git add -A &&
+    git -c user.name=b -c user.email=b@b commit -qm fixture && git gc -q && git status >/dev/null)
 
 # The npm project: express's tree, its cache in the workspace (the sandbox
 # has no network and does not see ~/.npm). The lock names each tarball
@@ -157,18 +164,26 @@ exit \$rc
 EOF
 chmod +x "$top_tmp/overlay" "$top_tmp/ovl-floor"
 
+# A workload whose command fails in any mode is reported, never dropped:
+# interleave.py names the mode and shows its stderr, the closing table has
+# a FAILED row and the script exits 1.
+failed=""
 for w in $wanted; do
     line=$(script "$w")
     echo
     echo "== $w: $line (load $(cut -d' ' -f1-3 /proc/loadavg))"
+    set -o pipefail
     "${clean[@]}" python3 "$top/bench/interleave.py" --runs "$rounds" --warmup "$warmup" --base bare --json "$top_tmp/$w.json" \
         bare="sh:$line" \
         ringfence="sh:$rf run -- sh -c '$line'" \
+        no-landlock="sh:$rf run --landlock off -- sh -c '$line'" \
         overlay="sh:$top_tmp/overlay '$line'" \
         ovl-floor="sh:$top_tmp/ovl-floor '$line'" \
         allowlist="sh:$rf run --allow-domain example.invalid -- sh -c '$line'" \
         learn="sh:$rf learn -- sh -c '$line'" \
-        bwrap="sh:$(bw_line) sh -c '$line'" | sed 's/^/   /'
+        bwrap="sh:$(bw_line) sh -c '$line'" 2>&1 | sed 's/^/   /' ||
+        { failed="$failed $w"; echo "bench: FAILED: $w (above: the mode, its status and its stderr)" >&2; }
+    set +o pipefail
     [ "$w" != make ] || (cd "$ws/cproj" && make -s clean)
     if [ "${STRACE:-}" = 1 ] && command -v strace >/dev/null; then
         for mode in bare ringfence overlay; do
@@ -200,3 +215,7 @@ echo
 echo "summary: ratio to bare, wall median (p10-p90 of the per-round ratios) / CPU of the whole tree;"
 echo "$rounds rounds, uid $(id -u), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 python3 "$top/bench/workload-table.py" "$top_tmp" $wanted
+if [ -n "$failed" ]; then
+    echo "bench: FAILED workloads:$failed (see each one's section above)" >&2
+    exit 1
+fi

@@ -27,6 +27,15 @@ int main(void)
     j = rf_path_join("/ws", "/etc/x");
     is_str(j, "/etc/x", "join absolute replaces base");
     free(j);
+    j = rf_path_join("/ws", NULL);
+    is_str(j, "/ws", "join with no rel is the base");
+    free(j);
+    j = rf_path_concat("/inst", "/home");
+    is_str(j, "/inst/home", "concat: base then suffix, as written");
+    free(j);
+    j = rf_path_concat("/inst/", "");
+    is_str(j, "/inst/", "concat: an empty suffix, not normalised");
+    free(j);
 
     ok(rf_path_is_beneath("/ws/a", "/ws"), "beneath child");
     ok(rf_path_is_beneath("/ws", "/ws"), "beneath self");
@@ -45,6 +54,8 @@ int main(void)
     rf_strv_env_set(&v, "B", "3");
     is_int(rf_strv_len(v), 2, "env_set appends new key");
     ok(rf_strv_env_get(v, "AB") == NULL, "env_get matches whole key");
+    rf_strv_env_set(&v, "E", "");
+    is_str(rf_strv_env_get(v, "E"), "E=", "env_set with an empty value");
     rf_strv_free(v);
     return done_testing();
 }

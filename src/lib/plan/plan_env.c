@@ -6,6 +6,7 @@
 #include "plan/build.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/path.h"
 #include "util/strv.h"
 
 #include <errno.h>
@@ -43,8 +44,8 @@ static const struct { const char *key, *sub; } instance_env[] = {
 
 static int env_set_path(rf_plan *plan, const char *key, const char *base, const char *sub)
 {
-    char *value = NULL;
-    if (asprintf(&value, "%s%s", base, sub) < 0)
+    char *value = rf_path_concat(base, sub);
+    if (!value)
         return -1;
     int rc = rf_strv_env_set(&plan->env, key, value);
     free(value);
@@ -54,8 +55,8 @@ static int env_set_path(rf_plan *plan, const char *key, const char *base, const 
 static int add_dirs(rf_plan *plan, const char *base, const char *const *subs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        char *dir = NULL;
-        if (asprintf(&dir, "%s%s", base, subs[i]) < 0 || rf_strv_push_take(&plan->instance_dirs, dir) < 0)
+        char *dir = rf_path_concat(base, subs[i]);
+        if (!dir || rf_strv_push_take(&plan->instance_dirs, dir) < 0)
             return -1;
     }
     return 0;

@@ -95,12 +95,16 @@ char *rf_strv_env_get(char *const *v, const char *key)
 
 int rf_strv_env_set(char ***v, const char *key, const char *value)
 {
-    char *entry = NULL;
-    if (asprintf(&entry, "%s=%s", key, value) < 0) {
+    /* Two copies, not asprintf (a dozen variables at every start). */
+    size_t klen = strlen(key), vlen = strlen(value);
+    char *entry = malloc(klen + vlen + 2);
+    if (!entry) {
         errno = ENOMEM;
         return -1;
     }
-    size_t klen = strlen(key);
+    memcpy(entry, key, klen);
+    entry[klen] = '=';
+    memcpy(entry + klen + 1, value, vlen + 1);
     for (size_t i = 0; *v && (*v)[i]; i++)
         if (strncmp((*v)[i], key, klen) == 0 && (*v)[i][klen] == '=') {
             free((*v)[i]);
