@@ -53,3 +53,20 @@ expect_exit 0 "plan once .git/hooks exists" rf plan --workspace "$SCRATCH/absent
 printf '%s' "$OUT" > "$SCRATCH/plan.json"
 check "an existing .git/hooks is no longer named absent" py "c=[x for x in p['cannot'] if 'do not exist' in x]; assert len(c)==1 and '.git/hooks,' not in c[0] and '.ringfence.json' in c[0], c"
 check "... and is mounted read-only" py "assert any(m['target'].endswith('/.git/hooks') and m['why']=='protected' for m in p['mounts'])"
+
+# A weaker switch asked for by name runs without a warning, but the plan,
+# the status record and the audit trail's run.start list it, so a reviewer
+# sees it without decoding the policy digest. Control: the default lists none.
+expect_exit 0 "plan with the default policy" rf plan -- true
+printf '%s' "$OUT" > "$SCRATCH/plan.json"
+check "the default policy lists no weakening" py "assert p['weakenings']==[], p['weakenings']"
+expect_exit 0 "plan with landlock and seccomp off" rf plan --landlock off --seccomp off -- true
+printf '%s' "$OUT" > "$SCRATCH/plan.json"
+check "... lists both as asked for" py "w=p['weakenings']; assert any(x.startswith('landlock off') for x in w) and any(x.startswith('seccomp off') for x in w) and all('(asked for)' in x for x in w), w"
+expect_exit 0 "run with seccomp off" rf run --seccomp off --status-json "$SCRATCH/st.json" -- true
+check "... the status record lists it" python3 -c "import json; w=json.load(open('$SCRATCH/st.json'))['weakenings']; assert [x for x in w if x.startswith('seccomp off')], w"
+expect_exit 0 "the audit trail's run.start" rf audit show --json --event run.start
+check "... lists it too" python3 -c "
+import json,sys
+last=[json.loads(l) for l in sys.argv[1].splitlines() if l.strip()][-1]
+assert any(x.startswith('seccomp off') for x in last['weakenings']), last" "$OUT"

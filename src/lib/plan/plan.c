@@ -186,6 +186,38 @@ static int set_audit(rf_plan *plan, const rf_policy *policy)
     return 0;
 }
 
+/* The switches that make this sandbox weaker than the usual one, when the
+ * policy's layers (a flag, a file, a profile) asked for them by name: they
+ * are the user's choice, so they run without a warning, but the plan, the
+ * status record and the audit trail's run.start list them beside the
+ * weakenings ringfence accepted (a contained root), so a reviewer sees
+ * "seccomp off" without decoding the policy digest. */
+static int add_asked_weakenings(rf_plan *plan, const rf_policy *policy)
+{
+    const struct {
+        bool on;
+        const char *text;
+    } asked[] = {
+        { policy->backend == RF_BACKEND_NONE, "backend none: no sandbox at all (asked for)" },
+        { policy->network == RF_NET_HOST, "network host: the host's network, unfiltered (asked for)" },
+        { policy->net.allow_private_addresses,
+          "network.allow_private_addresses: allowed names may lead to loopback and private addresses (asked for)" },
+        { policy->landlock == RF_LANDLOCK_OFF, "landlock off: no Landlock layer behind the mounts (asked for)" },
+        { policy->seccomp == RF_SECCOMP_OFF, "seccomp off: every system call reaches the kernel (asked for)" },
+        { policy->share_tmp, "share_tmp: the host's /tmp is shared (asked for)" },
+        { policy->allow_sensitive_workspace,
+          "allow_sensitive_workspace: a home, / or a system directory as the workspace (asked for)" },
+        { policy->allow_read_outside_workspace,
+          "allow_read_outside_workspace: the file tools read outside the workspace (asked for)" },
+        { !policy->restrict_to_workspace,
+          "restrict_to_workspace false: the file tools are not confined to the workspace (asked for)" },
+    };
+    for (size_t i = 0; i < RF_ARRAY_SIZE(asked); i++)
+        if (asked[i].on && rf_strv_push(&plan->weakenings, asked[i].text) < 0)
+            return -1;
+    return 0;
+}
+
 /* The user's binds (workspace, instance, exposes), parents before children
  * so every mount point is created on something already mounted. */
 static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **err)
@@ -429,6 +461,10 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
         rf_plan_build_env(plan, policy, err) < 0 || rf_plan_resolve_exec(plan, policy, err) < 0 ||
         rf_plan_root_identity(plan, policy, err) < 0)
         goto fail;
+    if (add_asked_weakenings(plan, policy) < 0) {
+        rf_error_set(err, ENOMEM, "plan");
+        goto fail;
+    }
     if (plan->backend == RF_BACKEND_NATIVE ? add_rules(plan, err) < 0 : rf_plan_host_finish(plan, policy, err) < 0) {
         if (policy->backend == RF_BACKEND_AUTO && plan->backend_reason)
             rf_error_prefix(err, "backend %s", plan->backend_reason); /* why this backend at all */
