@@ -49,6 +49,9 @@
 typedef struct dircache {
     char *dir;
     int fd;
+    bool have_st; /* st and mnt below, taken once per directory */
+    struct stat st;
+    uint64_t mnt;
 } dircache;
 
 typedef struct applier {
@@ -60,6 +63,10 @@ typedef struct applier {
     rf_apply_report *rep;
     char **only;
     bool *done; /* per change: applied, or nothing left to do */
+    uid_t uid;  /* ours, and whether we may give a file a group: */
+    gid_t gid;  /* taken once, not per file */
+    gid_t *groups;
+    int n_groups;
 } applier;
 
 /* The parent directory of rel beneath root (O_RDONLY, for fsync and
@@ -81,6 +88,7 @@ static void cache_clear(dircache *dc)
         close(dc->fd);
     dc->dir = NULL;
     dc->fd = -1;
+    dc->have_st = false;
 }
 
 /* The parent directory of rel beneath root, borrowed from the cache. */
@@ -280,23 +288,37 @@ static uint64_t mount_id(int fd)
                                                                                               : 0;
 }
 
-static bool may_chgrp(gid_t gid)
+/* The cached workspace directory's stat and mount id (the one parent()
+ * returned last), taken once for the run of changes in it. */
+static const struct stat *wsdir_stat(applier *ap, uint64_t *mnt)
 {
-    gid_t groups[256];
-    int n = getgroups(256, groups);
-    if (geteuid() == 0 || gid == getegid())
+    dircache *dc = &ap->wsdir;
+    if (!dc->have_st) {
+        if (dc->fd < 0 || fstat(dc->fd, &dc->st) < 0)
+            return NULL;
+        dc->mnt = mount_id(dc->fd);
+        dc->have_st = true;
+    }
+    if (mnt)
+        *mnt = dc->mnt;
+    return &dc->st;
+}
+
+static bool may_chgrp(const applier *ap, gid_t gid)
+{
+    if (ap->uid == 0 || gid == ap->gid)
         return true;
-    for (int i = 0; i < n; i++)
-        if (groups[i] == gid)
+    for (int i = 0; i < ap->n_groups; i++)
+        if (ap->groups[i] == gid)
             return true;
     return false;
 }
 
 /* The group a new file gets in dir: the directory's with set-gid, else
  * ours. */
-static gid_t new_file_group(const struct stat *d)
+static gid_t new_file_group(const applier *ap, const struct stat *d)
 {
-    return d->st_mode & S_ISGID ? d->st_gid : getegid();
+    return d->st_mode & S_ISGID ? d->st_gid : ap->gid;
 }
 
 /* One rename instead of a copy: the upper file itself goes into place,
@@ -306,14 +328,13 @@ static gid_t new_file_group(const struct stat *d)
  * but overlayfs' own, ours or ours to take (a root caller's sandbox made
  * it as its own user). Right before its rename it is made what a copy
  * would be (commit_move). false: copy it. */
-static bool prepare_move(int in, const struct stat *st, int dir)
+static bool prepare_move(applier *ap, int in, const struct stat *st)
 {
-    struct stat d;
-    uid_t uid = geteuid();
-    uint64_t mnt;
-    return S_ISREG(st->st_mode) && st->st_nlink == 1 && fstat(dir, &d) == 0 && d.st_dev == st->st_dev &&
-           (st->st_uid == uid || uid == 0) && may_chgrp(new_file_group(&d)) && (mnt = mount_id(in)) != 0 &&
-           mnt == mount_id(dir) && strip_overlay_xattrs(in);
+    uint64_t dmnt = 0, mnt;
+    const struct stat *d = wsdir_stat(ap, &dmnt);
+    return S_ISREG(st->st_mode) && st->st_nlink == 1 && d && d->st_dev == st->st_dev &&
+           (st->st_uid == ap->uid || ap->uid == 0) && may_chgrp(ap, new_file_group(ap, d)) &&
+           (mnt = mount_id(in)) != 0 && mnt == dmnt && strip_overlay_xattrs(in);
 }
 
 /* The new content beside the target, under the name tmp (*fd: the file,
@@ -330,7 +351,7 @@ static int stage_one(applier *ap, const rf_change *c, char tmp[TEMP_MAX], int *f
     if (c->type == 'f') {
         int in = rf_changes_open_beneath(ap->upper, c->path, O_RDONLY | O_NONBLOCK);
         struct stat st;
-        if (in >= 0 && fstat(in, &st) == 0 && prepare_move(in, &st, dir)) {
+        if (in >= 0 && fstat(in, &st) == 0 && prepare_move(ap, in, &st)) {
             *fd = in; /* closed after the batch's syncfs, like a temporary file */
             *moved = true;
             return 0;
@@ -361,12 +382,13 @@ static int commit_move(applier *ap, const rf_change *c, int fd)
      * command left it, its own to change when the session goes on. On the
      * fd (no path walk each), which must still be the entry renamed: the
      * upper layer is the locked session's, but a check costs one fstatat. */
-    struct stat st, at, d;
-    if (fstat(fd, &st) < 0 || fstatat(udir, ubase, &at, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
-        at.st_ino != st.st_ino || at.st_dev != st.st_dev || fstat(dir, &d) < 0)
+    struct stat st, at;
+    const struct stat *d = wsdir_stat(ap, NULL);
+    if (!d || fstat(fd, &st) < 0 || fstatat(udir, ubase, &at, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+        at.st_ino != st.st_ino || at.st_dev != st.st_dev)
         return -1;
-    gid_t gid = new_file_group(&d);
-    if ((st.st_uid != geteuid() || st.st_gid != gid) && fchown(fd, geteuid(), gid) < 0)
+    gid_t gid = new_file_group(ap, d);
+    if ((st.st_uid != ap->uid || st.st_gid != gid) && fchown(fd, ap->uid, gid) < 0)
         return -1;
     /* chmod only for bits beyond 0777 (set-id, sticky): the rest is kept. */
     if (((st.st_mode & 07000) && fchmod(fd, st.st_mode & 0777) < 0) || futimens(fd, NULL) < 0)
@@ -604,7 +626,11 @@ RF_EXPORT int rf_session_apply(rf_session *s, char *const *only, bool force, rf_
 {
     memset(report, 0, sizeof *report);
     applier ap = { .s = s, .ws = -1, .upper = -1, .force = force, .rep = report, .wsdir.fd = -1, .updir.fd = -1,
-                   .ws_sync = -1 };
+                   .ws_sync = -1, .uid = geteuid(), .gid = getegid() };
+    gid_t groups[256];
+    int n_groups = getgroups(256, groups);
+    ap.groups = groups;
+    ap.n_groups = n_groups > 0 ? n_groups : 0;
     _cleanup_close_ int lock = rf_session_lock(s->dir, s->id, false, err);
     if (lock < 0 || normalize_only(s, only, &ap.only, err) < 0) {
         rf_strv_free(ap.only);
