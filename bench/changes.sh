@@ -77,8 +77,8 @@ fi
 timed() {
     python3 - "$@" <<'PY'
 import resource, subprocess, sys, time
-# Less what this interpreter's own start left in RUSAGE_CHILDREN (as root
-# on the development VM, a start-up hook's children: about 50 ms).
+# Less what this interpreter's own start left in RUSAGE_CHILDREN (a python3
+# that is a pyenv shim: its children count on after its exec, ~50 ms).
 r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
 t = time.time()
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=False)
