@@ -5,7 +5,7 @@
 #   . bench/lib.sh   (with $build set); then $rf, $ws, $out are ready.
 rf="$build/ringfence"
 command -v hyperfine >/dev/null || { echo "bench: needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
-top_tmp=$(mktemp -d /tmp/rf-bench.XXXXXX)
+top_tmp=$(mktemp -d "${TMPDIR:-/tmp}/rf-bench.XXXXXX") # TMPDIR: another disk
 ws="$top_tmp/ws"
 mkdir "$ws"
 chmod 755 "$top_tmp" "$ws"

@@ -182,6 +182,57 @@ fi
 check "every file is new after the rerun" test "$(cat "$WS"/k[0-9]* | sort -u)" = new
 check "no temporary file is left after the rerun" test -z "$(ls -A "$WS" | grep rf-apply)"
 
+# ── 5b. A session in use: the lock a running sandbox holds (the session's
+# directory, no lock file) keeps apply and discard out, and a second run
+# of it waits; the control: once the sandbox ends, apply goes through ──
+rm -rf "${WS:?}"/* "$WS"/.[!.]* 2>/dev/null
+echo old >"$WS/u.txt"
+expect_exit 0 "overlay run that begins a session" rf run --changes overlay --status-json "$SCRATCH/st8" -- \
+    sh -c 'echo new > u.txt'
+id8=$(session_of "$SCRATCH/st8")
+rf run --session "$id8" -- sh -c 'echo up > started; sleep 4' >/dev/null 2>&1 &
+bpid=$!
+for _ in $(seq 100); do [ -e "$(upper_of "$id8")/started" ] && break; sleep 0.1; done
+check "the sandbox continuing the session is running" test -e "$(upper_of "$id8")/started"
+check "the new session's lock made no lock file" test ! -e "$RINGFENCE_HOME/sessions/$id8/lock"
+expect_exit 125 "apply of a session in use is refused" rf changes apply "$id8"
+contains "it says the session is in use" "$ERR" "is in use"
+expect_exit 125 "discard of a session in use is refused" rf changes discard "$id8"
+check "the real file is untouched while the session is in use" test "$(cat "$WS/u.txt")" = old
+check "the session is still there" test -d "$(upper_of "$id8")"
+wait "$bpid" # the sandbox ends by itself (its lock goes with its last process)
+rm -f "$(upper_of "$id8")/started"
+expect_exit 0 "control: with the sandbox gone, apply goes through" rf changes apply "$id8"
+check "control: the file is applied" test "$(cat "$WS/u.txt")" = new
+# A session an older ringfence made has a lock file: that is what is locked.
+expect_exit 0 "overlay run for an old-style session" rf run --changes overlay --status-json "$SCRATCH/st9" -- \
+    sh -c 'echo newer > u.txt'
+id9=$(session_of "$SCRATCH/st9")
+: >"$RINGFENCE_HOME/sessions/$id9/lock"
+exec 8<"$RINGFENCE_HOME/sessions/$id9/lock"
+flock -x 8
+expect_exit 125 "a session whose lock file another holds is refused" rf changes apply "$id9"
+exec 8<&-
+expect_exit 0 "control: once it is let go, apply goes through" rf changes apply "$id9"
+check "control: the file is applied" test "$(cat "$WS/u.txt")" = newer
+
+# A file the session changed, swapped on the host for a symlink out of the
+# workspace: apply leaves it (conflict), --force replaces the link itself;
+# the file outside is never written (control: the same apply without the
+# swap writes the file).
+expect_exit 0 "overlay run changing a file the host will swap for a symlink" rf run --changes overlay \
+    --status-json "$SCRATCH/st10" -- sh -c 'echo session > u.txt; echo session > v.txt'
+id10=$(session_of "$SCRATCH/st10")
+echo outside >"$SCRATCH/outside10"
+rm "$WS/u.txt" && ln -s "$SCRATCH/outside10" "$WS/u.txt"
+expect_exit 1 "apply: the swapped file is not applied" rf changes apply "$id10"
+contains "it is listed" "$ERR" "u.txt"
+check "control: the file beside it is applied" test "$(cat "$WS/v.txt")" = session
+check "the file outside is untouched" test "$(cat "$SCRATCH/outside10")" = outside
+expect_exit 0 "apply --force replaces the link itself" rf changes apply "$id10" --force
+check "the file outside is still untouched" test "$(cat "$SCRATCH/outside10")" = outside
+check "u.txt is now a regular file with the session's bytes" test ! -L "$WS/u.txt" -a "$(cat "$WS/u.txt")" = session
+
 # ── 6. A full disk during apply: every file old or new, a report, a rerun finishes ──
 FULL="$SCRATCH/full"
 mkdir -p "$FULL"

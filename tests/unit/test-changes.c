@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The pure parts of changes/: the line diff, path quoting, session ids;
- * and util/printable.c's visible form, which the diff uses on a terminal. */
+ * and util/printable.c's visible form, which the diff uses on a terminal.
+ * And the session lock: the session's directory, or its lock file. */
 #include "tap.h"
 #include "changes/changes.h"
 #include "util/printable.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char *diff(const char *a, const char *b, size_t *ins, size_t *del)
 {
@@ -84,6 +90,42 @@ static void visible_diff(void)
     free(out);
 }
 
+/* A held session refuses a second holder, and no lock file is made; a
+ * session with a lock file (an older ringfence's) is locked through it. */
+static void session_lock(void)
+{
+    char dir[] = "/tmp/rf-test-lock.XXXXXX", file[64];
+    if (!mkdtemp(dir)) {
+        ok(false, "mkdtemp");
+        return;
+    }
+    snprintf(file, sizeof file, "%s/lock", dir);
+    rf_error *err = NULL;
+    int a = rf_session_lock(dir, "s1", false, &err);
+    ok(a >= 0, "a free session is locked");
+    int b = rf_session_lock(dir, "s1", false, &err);
+    ok(b < 0 && err && strstr(rf_error_message(err), "is in use"), "a held session is refused, 'in use'");
+    rf_error_free(err);
+    err = NULL;
+    ok(access(file, F_OK) < 0, "no lock file is made");
+    close(a);
+    b = rf_session_lock(dir, "s1", false, &err);
+    ok(b >= 0, "control: once let go, it is locked again");
+    close(b);
+    int f = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    ok(f >= 0 && flock(f, LOCK_EX | LOCK_NB) == 0, "an older ringfence holds the lock file");
+    b = rf_session_lock(dir, "s1", false, &err);
+    ok(b < 0 && err, "a session whose lock file is held is refused");
+    rf_error_free(err);
+    err = NULL;
+    close(f);
+    b = rf_session_lock(dir, "s1", false, &err);
+    ok(b >= 0, "control: once the file is let go, it is locked");
+    close(b);
+    unlink(file);
+    rmdir(dir);
+}
+
 int main(void)
 {
     check_diff("a\nb\nc\n", "a\nb\nc\n", "", 0, 0, "identical: no hunk");
@@ -139,6 +181,7 @@ int main(void)
     free(q);
     visible_table();
     visible_diff();
+    session_lock();
 
     ok(rf_session_id_valid("0123456789ab"), "a new id is valid");
     ok(!rf_session_id_valid("../etc"), "'..' is no id");

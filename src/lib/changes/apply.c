@@ -49,6 +49,9 @@
 typedef struct dircache {
     char *dir;
     int fd;
+    bool have_st; /* st and mnt below, taken once per directory */
+    struct stat st;
+    uint64_t mnt;
 } dircache;
 
 typedef struct applier {
@@ -60,6 +63,10 @@ typedef struct applier {
     rf_apply_report *rep;
     char **only;
     bool *done; /* per change: applied, or nothing left to do */
+    uid_t uid;  /* ours, and whether we may give a file a group: */
+    gid_t gid;  /* taken once, not per file */
+    gid_t *groups;
+    int n_groups;
 } applier;
 
 /* The parent directory of rel beneath root (O_RDONLY, for fsync and
@@ -81,6 +88,7 @@ static void cache_clear(dircache *dc)
         close(dc->fd);
     dc->dir = NULL;
     dc->fd = -1;
+    dc->have_st = false;
 }
 
 /* The parent directory of rel beneath root, borrowed from the cache. */
@@ -99,18 +107,36 @@ static int parent(dircache *dc, int root, const char *rel, const char **base)
     return dc->fd;
 }
 
-/* Changed on the host since the session began? 1 yes, 0 no (or absent),
- * -1 with errno when the path cannot be looked at safely. */
-static int changed_since(const applier *ap, const char *rel)
+static bool after_began(const applier *ap, const struct stat *st)
 {
-    _cleanup_close_ int fd = rf_changes_open_beneath(ap->ws, rel, O_PATH);
-    struct stat st;
-    if (fd < 0)
-        return errno == ENOENT ? 0 : -1;
-    if (fstat(fd, &st) < 0)
-        return -1;
     const struct timespec *b = &ap->s->began;
-    return st.st_ctim.tv_sec > b->tv_sec || (st.st_ctim.tv_sec == b->tv_sec && st.st_ctim.tv_nsec > b->tv_nsec);
+    return st->st_ctim.tv_sec > b->tv_sec || (st->st_ctim.tv_sec == b->tv_sec && st->st_ctim.tv_nsec > b->tv_nsec);
+}
+
+/* Changed on the host since the session began? 1 yes, 0 no (or absent),
+ * -1 with errno when the path cannot be looked at safely. base in dir: a
+ * parent opened beneath the workspace with no symlink on the way
+ * (parent()), so one fstatat, not a walk from the workspace's root for
+ * each file. The last component is not followed; a symlink there is
+ * refused (ELOOP), as RESOLVE_NO_SYMLINKS refuses it. */
+static int changed_since_at(const applier *ap, int dir, const char *base)
+{
+    struct stat st;
+    if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return errno == ENOENT ? 0 : -1;
+    if (S_ISLNK(st.st_mode))
+        return errno = ELOOP, -1;
+    return after_began(ap, &st);
+}
+
+/* The same for a path relative to the workspace (its parent cached). */
+static int changed_since(applier *ap, const char *rel)
+{
+    const char *base;
+    int dir = parent(&ap->wsdir, ap->ws, rel, &base);
+    if (dir < 0)
+        return errno == ENOENT ? 0 : -1;
+    return changed_since_at(ap, dir, base);
 }
 
 
@@ -262,23 +288,37 @@ static uint64_t mount_id(int fd)
                                                                                               : 0;
 }
 
-static bool may_chgrp(gid_t gid)
+/* The cached workspace directory's stat and mount id (the one parent()
+ * returned last), taken once for the run of changes in it. */
+static const struct stat *wsdir_stat(applier *ap, uint64_t *mnt)
 {
-    gid_t groups[256];
-    int n = getgroups(256, groups);
-    if (geteuid() == 0 || gid == getegid())
+    dircache *dc = &ap->wsdir;
+    if (!dc->have_st) {
+        if (dc->fd < 0 || fstat(dc->fd, &dc->st) < 0)
+            return NULL;
+        dc->mnt = mount_id(dc->fd);
+        dc->have_st = true;
+    }
+    if (mnt)
+        *mnt = dc->mnt;
+    return &dc->st;
+}
+
+static bool may_chgrp(const applier *ap, gid_t gid)
+{
+    if (ap->uid == 0 || gid == ap->gid)
         return true;
-    for (int i = 0; i < n; i++)
-        if (groups[i] == gid)
+    for (int i = 0; i < ap->n_groups; i++)
+        if (ap->groups[i] == gid)
             return true;
     return false;
 }
 
 /* The group a new file gets in dir: the directory's with set-gid, else
  * ours. */
-static gid_t new_file_group(const struct stat *d)
+static gid_t new_file_group(const applier *ap, const struct stat *d)
 {
-    return d->st_mode & S_ISGID ? d->st_gid : getegid();
+    return d->st_mode & S_ISGID ? d->st_gid : ap->gid;
 }
 
 /* One rename instead of a copy: the upper file itself goes into place,
@@ -288,13 +328,13 @@ static gid_t new_file_group(const struct stat *d)
  * but overlayfs' own, ours or ours to take (a root caller's sandbox made
  * it as its own user). Right before its rename it is made what a copy
  * would be (commit_move). false: copy it. */
-static bool prepare_move(int in, const struct stat *st, int dir)
+static bool prepare_move(applier *ap, int in, const struct stat *st)
 {
-    struct stat d;
-    uid_t uid = geteuid();
-    return S_ISREG(st->st_mode) && st->st_nlink == 1 && fstat(dir, &d) == 0 && d.st_dev == st->st_dev &&
-           (st->st_uid == uid || uid == 0) && may_chgrp(new_file_group(&d)) && mount_id(in) != 0 &&
-           mount_id(in) == mount_id(dir) && strip_overlay_xattrs(in);
+    uint64_t dmnt = 0, mnt;
+    const struct stat *d = wsdir_stat(ap, &dmnt);
+    return S_ISREG(st->st_mode) && st->st_nlink == 1 && d && d->st_dev == st->st_dev &&
+           (st->st_uid == ap->uid || ap->uid == 0) && may_chgrp(ap, new_file_group(ap, d)) &&
+           (mnt = mount_id(in)) != 0 && mnt == dmnt && strip_overlay_xattrs(in);
 }
 
 /* The new content beside the target, under the name tmp (*fd: the file,
@@ -311,7 +351,7 @@ static int stage_one(applier *ap, const rf_change *c, char tmp[TEMP_MAX], int *f
     if (c->type == 'f') {
         int in = rf_changes_open_beneath(ap->upper, c->path, O_RDONLY | O_NONBLOCK);
         struct stat st;
-        if (in >= 0 && fstat(in, &st) == 0 && prepare_move(in, &st, dir)) {
+        if (in >= 0 && fstat(in, &st) == 0 && prepare_move(ap, in, &st)) {
             *fd = in; /* closed after the batch's syncfs, like a temporary file */
             *moved = true;
             return 0;
@@ -325,28 +365,33 @@ static int stage_one(applier *ap, const rf_change *c, char tmp[TEMP_MAX], int *f
 
 /* After the batch's syncfs: the upper file renamed over the target. 0
  * applied, 1 conflict, -1 failed; the upper file stays in the session
- * unless applied. */
-static int commit_move(applier *ap, const rf_change *c)
+ * unless applied. fd: the upper file, open since stage_one. */
+static int commit_move(applier *ap, const rf_change *c, int fd)
 {
     const char *base, *ubase;
     int dir = parent(&ap->wsdir, ap->ws, c->path, &base);
     int udir = dir < 0 ? -1 : parent(&ap->updir, ap->upper, c->path, &ubase);
     if (udir < 0)
         return -1;
-    if (!ap->force && changed_since(ap, c->path) != 0)
-        return 1;
+    int changed = ap->force ? 0 : changed_since_at(ap, dir, base);
+    if (changed != 0)
+        return changed < 0 ? -1 : 1;
     /* What a copy would be: ours, the directory's new-file group, no
      * set-id bits (chown drops them too), its times now. Not before the
      * conflict check: a conflicting file stays in the session as the
-     * command left it, its own to change when the session goes on. */
-    struct stat st, d;
-    if (fstatat(udir, ubase, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || fstat(dir, &d) < 0)
+     * command left it, its own to change when the session goes on. On the
+     * fd (no path walk each), which must still be the entry renamed: the
+     * upper layer is the locked session's, but a check costs one fstatat. */
+    struct stat st, at;
+    const struct stat *d = wsdir_stat(ap, NULL);
+    if (!d || fstat(fd, &st) < 0 || fstatat(udir, ubase, &at, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+        at.st_ino != st.st_ino || at.st_dev != st.st_dev)
         return -1;
-    gid_t gid = new_file_group(&d);
-    if ((st.st_uid != geteuid() || st.st_gid != gid) &&
-        fchownat(udir, ubase, geteuid(), gid, AT_SYMLINK_NOFOLLOW) < 0)
+    gid_t gid = new_file_group(ap, d);
+    if ((st.st_uid != ap->uid || st.st_gid != gid) && fchown(fd, ap->uid, gid) < 0)
         return -1;
-    if (fchmodat(udir, ubase, st.st_mode & 0777, 0) < 0 || utimensat(udir, ubase, NULL, AT_SYMLINK_NOFOLLOW) < 0)
+    /* chmod only for bits beyond 0777 (set-id, sticky): the rest is kept. */
+    if (((st.st_mode & 07000) && fchmod(fd, st.st_mode & 0777) < 0) || futimens(fd, NULL) < 0)
         return -1;
     return renameat(udir, ubase, dir, base) < 0 ? -1 : 0;
 }
@@ -359,9 +404,10 @@ static int commit_one(applier *ap, const rf_change *c, const char *tmp)
     int dir = parent(&ap->wsdir, ap->ws, c->path, &base);
     if (dir < 0)
         return -1;
-    if (!ap->force && changed_since(ap, c->path) != 0) {
+    int changed = ap->force ? 0 : changed_since_at(ap, dir, base);
+    if (changed != 0) {
         unlinkat(dir, tmp, 0);
-        return 1;
+        return changed < 0 ? -1 : 1;
     }
     if (renameat(dir, tmp, dir, base) < 0) {
         int e = errno;
@@ -439,12 +485,16 @@ static int commit_batch(applier *ap, const rf_changeset *cs, staged *b, size_t n
     bool synced = n == 0 || syncfs(ap->ws_sync) == 0;
     for (size_t k = 0; k < n; k++) {
         durable[k] = synced;
-        if (b[k].fd >= 0)
+        if (b[k].fd >= 0 && !b[k].moved) {
             close(b[k].fd);
+            b[k].fd = -1;
+        }
     }
     for (size_t k = 0; k < n; k++) {
         const rf_change *c = &cs->v[b[k].i];
-        int rc = !durable[k] ? -1 : b[k].moved ? commit_move(ap, c) : commit_one(ap, c, b[k].tmp);
+        int rc = !durable[k] ? -1 : b[k].moved ? commit_move(ap, c, b[k].fd) : commit_one(ap, c, b[k].tmp);
+        if (b[k].fd >= 0) /* a moved file's, kept for its commit */
+            close(b[k].fd);
         if (!durable[k] && !b[k].moved) { /* not on disk: the old file stays */
             const char *base;
             int dir = parent(&ap->wsdir, ap->ws, c->path, &base);
@@ -452,6 +502,9 @@ static int commit_batch(applier *ap, const rf_changeset *cs, staged *b, size_t n
                 unlinkat(dir, b[k].tmp, 0);
         }
         if (record(ap, rc, c->path) < 0) {
+            for (size_t j = k + 1; j < n; j++)
+                if (b[j].fd >= 0)
+                    close(b[j].fd);
             free(durable);
             return -1;
         }
@@ -573,7 +626,11 @@ RF_EXPORT int rf_session_apply(rf_session *s, char *const *only, bool force, rf_
 {
     memset(report, 0, sizeof *report);
     applier ap = { .s = s, .ws = -1, .upper = -1, .force = force, .rep = report, .wsdir.fd = -1, .updir.fd = -1,
-                   .ws_sync = -1 };
+                   .ws_sync = -1, .uid = geteuid(), .gid = getegid() };
+    gid_t groups[256];
+    int n_groups = getgroups(256, groups);
+    ap.groups = groups;
+    ap.n_groups = n_groups > 0 ? n_groups : 0;
     _cleanup_close_ int lock = rf_session_lock(s->dir, s->id, false, err);
     if (lock < 0 || normalize_only(s, only, &ap.only, err) < 0) {
         rf_strv_free(ap.only);

@@ -5,8 +5,10 @@
  *       session.json   workspace, instance, when it began
  *       upper/         the overlay's upper layer: the command's changes
  *       work/          overlayfs' work directory
- *       lock           flock'd: exclusively by a running sandbox, apply
- *                      and discard, so none of them sees a layer in use
+ *   ID/ itself is flock'd: exclusively by a running sandbox, apply and
+ *   discard, so none of them sees a layer in use (a `lock` file inside,
+ *   when a session of an older ringfence has one, or where a directory
+ *   cannot be flock'd: session.c)
  *
  * Sessions live under the instance root, which no sandbox can reach (the
  * plan masks it), not in an instance's tree: that is bound writable into
