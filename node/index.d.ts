@@ -159,6 +159,12 @@ export interface Status {
   network: NetworkReport | null;
   /** the overlay session with changes: 'overlay' */
   session: string | null;
+  /** the backend that ran it: 'native', 'landlock', 'bwrap', ... */
+  backend: string | null;
+  /** every way this sandbox is weaker than the usual one: accepted by ringfence (a contained root) or asked for by name ('seccomp off: ... (asked for)') */
+  weakenings: string[];
+  /** the sandbox's id in the audit trail and `ringfence ps` */
+  sandbox: string | null;
   /** why the command could not be executed (exit 126/127) */
   error: string | null;
   json: Record<string, unknown>;

@@ -33,6 +33,9 @@ function statusOf(j) {
     peakMemoryBytes: j.peak_memory_bytes,
     network: j.network || null,
     session: j.session || null,
+    backend: j.backend || null,
+    weakenings: Array.isArray(j.weakenings) ? j.weakenings : [],
+    sandbox: j.sandbox || null,
     error: j.error || null,
     json: j,
   };

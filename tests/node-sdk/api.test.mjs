@@ -18,6 +18,15 @@ test('run: exit code, stdout and stderr as strings', async () => {
   assert.ok(r.peakMemoryBytes > 0, 'peak memory');
 });
 
+test('run: the backend and the weakenings asked for by name', async () => {
+  const plain = await rf.run(['true'], { workspace: ws });
+  assert.equal(typeof plain.backend, 'string');
+  assert.deepEqual(plain.weakenings, []);
+  assert.match(plain.sandbox, /^[0-9a-f]{12}$/);
+  const weak = await rf.run(['true'], { workspace: ws, seccomp: 'off' });
+  assert.ok(weak.weakenings.some((w) => w.startsWith('seccomp off') && w.includes('(asked for)')), weak.weakenings.join('; '));
+});
+
 test('run: a shell string, input on stdin, Buffers with encoding: buffer', async () => {
   const r = await rf.run('tr a-z A-Z; printf "\\377"', { workspace: ws, input: 'abc\n', encoding: 'buffer' });
   assert.ok(Buffer.isBuffer(r.stdout));
