@@ -209,6 +209,17 @@ class Status:
     network: dict | None
     json: dict = field(repr=False)
 
+    @property
+    def backend(self) -> str | None:
+        """The backend that ran it ("native", "landlock", "bwrap", ...)."""
+        return self.json.get("backend")
+
+    @property
+    def weakenings(self) -> list[str]:
+        """Every way this sandbox was weaker than the usual one: accepted
+        (a contained root) or asked for by name ("seccomp off: ... (asked for)")."""
+        return list(self.json.get("weakenings") or [])
+
 
 @dataclass
 class Result(Status):

@@ -247,3 +247,10 @@ def test_stream_reports_exit_status(ws):
     with ringfence.stream("echo a; exit 3", workspace=ws) as s:
         assert [o.data for o in s] == ["a\n"]
     assert s.result.exit_code == 3
+
+
+def test_status_names_backend_and_weakenings(ws):
+    plain = ringfence.run(["true"], workspace=ws)
+    assert isinstance(plain.backend, str) and plain.weakenings == []
+    weak = ringfence.run(["true"], workspace=ws, network="host")
+    assert any(w.startswith("network host") and "(asked for)" in w for w in weak.weakenings), weak.weakenings
