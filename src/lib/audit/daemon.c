@@ -166,7 +166,13 @@ static void accept_one(daemon_state *d)
     }
     rf_audit_peer p = { .uid = cr.uid, .gid = cr.gid, .pid = cr.pid };
     if (d->n >= MAX_CONNS || conns_of(d, p.uid) >= MAX_PER_UID) {
-        record_refusal(d, &p, 0, d->n >= MAX_CONNS ? "too many connections" : "too many connections of this uid");
+        /* Recorded within the uid's rate, like its records: a caller
+         * that connects in a loop cannot fill the log with refusals. */
+        bucket *b = bucket_of(d, p.uid);
+        if (b->tokens >= 1) {
+            b->tokens -= 1;
+            record_refusal(d, &p, 0, d->n >= MAX_CONNS ? "too many connections" : "too many connections of this uid");
+        }
         close(fd);
         return;
     }
