@@ -158,6 +158,13 @@ contains "...denied" "$OUT" "denied:"
 expect_exit 0 "control: it can be reached outside" python3 -c "$seq_connect_py" "$SOCK"
 expect_exit 0 "control: and from a sandbox whose workspace holds it" \
     rf run --workspace "$SYS" -- python3 -c "$seq_connect_py" "$SOCK"
+# The machine's socket lives in /run, which a sandbox does not see at all.
+host_run=$(ls -A /run 2>/dev/null | head -n 1)
+if [ -n "$host_run" ]; then
+    expect_exit 0 "the host's /run is not visible inside a sandbox" rf run -- sh -c "test ! -e '/run/$host_run'"
+else
+    skip "the host's /run inside a sandbox" "the host's /run is empty: nothing to look for"
+fi
 if [ -S /run/ringfence/audit.sock ]; then
     expect_exit 1 "the machine's daemon socket cannot be reached from inside" \
         rf run -- python3 -c "$seq_connect_py" /run/ringfence/audit.sock
