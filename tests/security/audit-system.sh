@@ -151,6 +151,85 @@ s.send(b'{\"event\":\"forged.root\",\"peer\":{\"uid\":0,\"gid\":0,\"pid\":1}}')"
     expect_exit 0 "control: root reads the log" rf audit verify --system --log "$LOG"
 fi
 
+# One uid cannot take every connection: its 17th is refused (recorded),
+# while another uid still gets in.
+python3 - "$SOCK" "$SCRATCH/conns-ready" <<'PYEOF' &
+import socket, sys, time
+held = []
+for i in range(17):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(sys.argv[1]); held.append(s)
+    s.send(b'{"event":"conn.hold"}')
+open(sys.argv[2], "w").close()
+time.sleep(60)
+PYEOF
+holder=$!
+at_exit "kill $holder 2>/dev/null"
+wait_until 10 test -e "$SCRATCH/conns-ready"
+wait_until 10 sh -c "'$RINGFENCE' audit show --system --log '$LOG' --event audit.refused | grep -q 'too many connections of this uid'"
+expect_exit 0 "a uid's 17th connection is refused and recorded" rf audit show --system --log "$LOG" --event audit.refused
+contains "...naming why" "$OUT" "too many connections of this uid"
+check "...its first 16 were taken" test "$(rf audit show --system --log "$LOG" --event conn.hold | wc -l)" = 16
+if is_root && id "$U" >/dev/null 2>&1 && as_user true 2>/dev/null; then
+    expect_exit 0 "...while another uid still gets in" as_user python3 -c "$seq_connect_py" "$SOCK"
+else
+    skip "...while another uid still gets in" "needs root and user $U"
+fi
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+
+# One uid over its rate is not read until it has tokens again; another
+# uid's record lands meanwhile. (No timing is judged: only that the other
+# record arrives while the flood is still unread.)
+if is_root && id "$U" >/dev/null 2>&1 && as_user true 2>/dev/null; then
+    python3 - "$SOCK" "$SCRATCH/flood-done" <<'PYEOF' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(sys.argv[1]); s.settimeout(0.5)
+sent, end = 0, time.time() + 20
+# Past the burst (2000): then the daemon reads this uid at its rate only,
+# and the sends block on a full socket.
+while sent < 4000 and time.time() < end:
+    try:
+        s.send(b'{"event":"flood.x"}'); sent += 1
+    except socket.timeout:
+        break
+    if sent % 100 == 0:
+        open(sys.argv[2], "w").write(str(sent))
+time.sleep(30)
+PYEOF
+    flooder=$!
+    at_exit "kill $flooder 2>/dev/null"
+    wait_until 20 sh -c "test \"\$(cat '$SCRATCH/flood-done' 2>/dev/null || echo 0)\" -ge 2500"
+    as_user python3 -c "
+import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect('$SOCK')
+s.send(b'{\"event\":\"other.user\"}')"
+    wait_until 20 sh -c "'$RINGFENCE' audit show --system --log '$LOG' --event other.user | grep -q other.user"
+    flooded=$(rf audit show --system --log "$LOG" --event flood.x | wc -l)
+    check "another uid's record lands while a flooding uid waits" \
+        sh -c "'$RINGFENCE' audit show --system --log '$LOG' --event other.user | grep -q other.user"
+    diag "the flooding uid had sent $(cat "$SCRATCH/flood-done") (past the burst of 2000) when the other uid sent one; $flooded floods were logged once that one landed"
+    kill "$flooder" 2>/dev/null; wait "$flooder" 2>/dev/null
+else
+    skip "another uid's record lands while a flooding uid waits" "needs root and user $U"
+fi
+
+# Socket activation (systemd's protocol, LISTEN_FDS/LISTEN_PID, fd 3),
+# through systemd-socket-activate where it is installed.
+if command -v systemd-socket-activate >/dev/null; then
+    systemd-socket-activate --seqpacket -l "$SYS/act.sock" -E RINGFENCE_TEST_AUDIT_DAEMON_ANY_USER \
+        "$RINGFENCE" audit-daemon --log "$SCRATCH/actlog/audit.log" >/dev/null 2>"$SCRATCH/act.err" &
+    act=$!
+    at_exit "kill $act 2>/dev/null"
+    wait_until 10 test -S "$SYS/act.sock"
+    python3 -c "
+import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect('$SYS/act.sock')
+s.send(b'{\"event\":\"activated\"}')"
+    wait_until 10 test -s "$SCRATCH/actlog/audit.log"
+    check "socket activation: the daemon takes the socket systemd passed" grep -q '"event":"activated"' "$SCRATCH/actlog/audit.log"
+    rc=0; kill -TERM "$act"; wait "$act" || rc=$?
+    check "...and exits 0 on SIGTERM" test "$rc" = 0
+else
+    skip "socket activation" "systemd-socket-activate is not installed"
+fi
+
 # From inside a sandbox the socket cannot be reached (it is not there).
 expect_exit 1 "the daemon's socket cannot be reached from inside a sandbox" \
     rf run -- python3 -c "$seq_connect_py" "$SOCK"
