@@ -12,6 +12,7 @@
 #include "audit/system.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/printable.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -113,8 +114,10 @@ static void record_refusal(daemon_state *d, const rf_audit_peer *p, size_t len, 
         fprintf(stderr, "ringfence audit-daemon: could not record a refusal: %s\n", err ? rf_error_message(err) : "");
     rf_error_free(err);
     json_decref(f);
+    /* why may quote the sender's bytes (jansson's "near '...'"): shown safely. */
+    _cleanup_free_ char *shown = rf_visible(why, strlen(why), NULL);
     fprintf(stderr, "ringfence audit-daemon: refused a message from uid %u pid %d: %s\n", (unsigned)p->uid,
-            (int)p->pid, why);
+            (int)p->pid, shown ? shown : "(out of memory)");
 }
 
 static void take(daemon_state *d, const conn *c, size_t len)
