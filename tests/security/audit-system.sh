@@ -267,6 +267,10 @@ rc=0; stop_daemon || rc=$?
 check "the daemon exits 0 on SIGTERM" test "$rc" = 0
 check "...and is gone" sh -c "! kill -0 $pid 2>/dev/null"
 check "...its socket removed" test ! -e "$SOCK"
+expect_exit 0 "...its start and stop are in the chain" rf audit show --system --log "$LOG" --event daemon.
+contains "...daemon.start" "$OUT" "daemon.start"
+contains "...daemon.stop" "$OUT" "daemon.stop"
+expect_exit 0 "...and the log verifies" rf audit verify --system --log "$LOG"
 
 # Required and no daemon: refused before anything runs, naming the socket and the fix.
 rm -f "$marker"

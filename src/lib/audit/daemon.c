@@ -341,6 +341,16 @@ static int start(daemon_state *d, const char *socket_path, const char *log_path,
     return 0;
 }
 
+/* daemon.start and daemon.stop, in the chain itself: a gap between a
+ * stop and the next start is a time records could not be received. */
+static int own_record(daemon_state *d, const char *event, rf_error **err)
+{
+    json_t *f = json_pack("{s:I, s:I}", "pid", (json_int_t)getpid(), "uid", (json_int_t)geteuid());
+    int rc = f ? rf_audit_append_ex(d->dir, event, f, false, NULL, err) : rf_error_set(err, ENOMEM, "audit-daemon");
+    json_decref(f);
+    return rc;
+}
+
 int rf_audit_daemon_run(const char *socket_path, const char *log_path, rf_error **err)
 {
     daemon_state d = { .listen_fd = -1 };
@@ -360,9 +370,15 @@ int rf_audit_daemon_run(const char *socket_path, const char *log_path, rf_error 
     signal(SIGPIPE, SIG_IGN);
     stopping = 0;
     int rc = start(&d, socket_path, log_path, &own, err);
+    if (rc == 0)
+        rc = own_record(&d, "daemon.start", err); /* a log it cannot write: refused at the start, named */
     if (rc == 0) {
         fprintf(stderr, "ringfence audit-daemon: logging to %s/" RF_AUDIT_LOG "\n", d.dir);
         serve(&d, &waitmask);
+        rf_error *e = NULL;
+        if (own_record(&d, "daemon.stop", &e) < 0)
+            fprintf(stderr, "ringfence audit-daemon: %s\n", rf_error_message(e));
+        rf_error_free(e);
     }
     for (size_t i = 0; i < d.n; i++)
         close(d.conns[i].fd);
