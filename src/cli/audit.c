@@ -5,6 +5,7 @@
 #include "options.h"
 
 #include "audit/audit.h"
+#include "audit/system.h"
 #include "util/cleanup.h"
 
 #include <getopt.h>
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { A_JSON = 256, A_SANDBOX, A_INSTANCE, A_EVENT, A_SINCE, A_UNTIL, A_FORMAT, A_HEAD, A_HELP };
+enum { A_JSON = 256, A_SANDBOX, A_INSTANCE, A_EVENT, A_SINCE, A_UNTIL, A_FORMAT, A_HEAD, A_SYSTEM, A_LOG, A_HELP };
 
 static const struct {
     const char *name;
@@ -31,14 +32,18 @@ static const struct {
     { "format", required_argument, A_FORMAT, "ocsf", "export", "the format (ocsf: OCSF 1.3 events, one a line)" },
     { "head", required_argument, A_HEAD, "HASH", "verify",
       "also check that the record with this hash (a status record's audit_head) is still in the log" },
+    { "system", no_argument, A_SYSTEM, NULL, NULL,
+      "the system audit log (every user's runs, written by 'ringfence audit-daemon'; root can read it)" },
+    { "log", required_argument, A_LOG, "PATH", NULL, "with --system: the system log at PATH (default "
+      RF_AUDIT_SYSTEM_LOG ")" },
     { "help", no_argument, A_HELP, NULL, NULL, "show this help" },
 };
 #define N_AOPTS (sizeof aopts / sizeof aopts[0])
 
 typedef struct audit_opts {
-    const char *sandbox, *instance, *event, *format, *head;
+    const char *sandbox, *instance, *event, *format, *head, *log;
     long long since_ms, until_ms; /* 0: open */
-    bool json, help;
+    bool json, help, system;
 } audit_opts;
 
 static void help(FILE *out)
@@ -58,6 +63,10 @@ static void help(FILE *out)
             "  show     print the records, oldest first (--json: as stored)\n"
             "  verify   check every hash, the chain and the head; name the first bad record\n"
             "  export   print the records for a SIEM (--format ocsf)\n"
+            "\n"
+            "With --system, the same of the system audit log, where 'ringfence audit-daemon'\n"
+            "keeps every user's records (each stamped with its sender's uid as the kernel\n"
+            "gave it) when the managed boundary asks for one; only root can read it.\n"
             "\n"
             "Options:\n");
     for (size_t i = 0; i < N_AOPTS; i++) {
@@ -112,6 +121,8 @@ static int parse(int argc, char **argv, audit_opts *ao)
         case A_EVENT: ao->event = optarg; break;
         case A_FORMAT: ao->format = optarg; break;
         case A_HEAD: ao->head = optarg; break;
+        case A_SYSTEM: ao->system = true; break;
+        case A_LOG: ao->log = optarg; break;
         case A_SINCE:
         case A_UNTIL: {
             long long t = parse_time(optarg);
@@ -144,6 +155,18 @@ static char *audit_dir(int *code)
     char *dir = policy ? rf_audit_dir(rf_policy_instance_root(policy)) : NULL;
     rf_policy_free(policy);
     rf_cli_opts_clear(&o);
+    return dir;
+}
+
+/* The system log's directory (--system, --log PATH). */
+static char *system_dir(const audit_opts *ao)
+{
+    rf_error *err = NULL;
+    char *dir = rf_audit_system_dir(ao->log ? ao->log : RF_AUDIT_SYSTEM_LOG, &err);
+    if (!dir) {
+        rf_cli_report(err);
+        rf_error_free(err);
+    }
     return dir;
 }
 
@@ -328,6 +351,8 @@ int rf_cli_audit(int argc, char **argv)
         return rf_cli_usage_error("audit", "%s takes no argument ('%s')", verb, argv[idx + 1]);
     if (!strcmp(verb, "export") && (!ao.format || strcmp(ao.format, "ocsf")))
         return rf_cli_usage_error("audit", "export needs --format ocsf (the one format there is)");
-    _cleanup_free_ char *dir = audit_dir(&code);
+    if (ao.log && !ao.system)
+        return rf_cli_usage_error("audit", "--log names the system log: it goes with --system");
+    _cleanup_free_ char *dir = ao.system ? system_dir(&ao) : audit_dir(&code);
     return dir ? run_verb(dir, verb, &ao) : code;
 }

@@ -24,6 +24,7 @@ int rf_cli_profile(int argc, char **argv);
 int rf_cli_learn(int argc, char **argv);
 int rf_cli_changes(int argc, char **argv);
 int rf_cli_audit(int argc, char **argv);
+int rf_cli_audit_daemon(int argc, char **argv);
 int rf_cli_ps(int argc, char **argv);
 int rf_cli_top(int argc, char **argv);
 int rf_cli_stop(int argc, char **argv);

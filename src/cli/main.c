@@ -32,6 +32,7 @@ static const struct subcommand {
     { "stop", rf_cli_stop, "end a running sandbox's whole tree: stop ID" },
     { "policy", rf_cli_policy_check, "policy check FILE --within BOUNDARY: does a policy stay within a boundary?" },
     { "audit", rf_cli_audit, "the audit trail of every sandbox: path, show, verify, export --format ocsf" },
+    { "audit-daemon", rf_cli_audit_daemon, "(root) write the system audit log: every user's runs, stamped with their uid" },
 };
 
 static void print_help(FILE *out)

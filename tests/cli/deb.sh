@@ -93,6 +93,15 @@ contains "... to the installed binary" "$(cat "$profile" 2>/dev/null)" "profile 
 mkdir -p "$SCRATCH/ctrl" && dpkg -e "$P/ringfence_0.1.0_$arch.deb" "$SCRATCH/ctrl"
 contains "postinst loads it where AppArmor is active" "$(cat "$SCRATCH/ctrl/postinst" 2>/dev/null)" \
     "apparmor_parser"
+# The system audit log's units (docs/audit.md): shipped once, the socket
+# enabled by postinst, the log's directory root's alone.
+contains "ringfence ships ringfence-audit.socket" "$rcontents" "systemd/system/ringfence-audit.socket"
+contains "ringfence ships ringfence-audit.service" "$rcontents" "systemd/system/ringfence-audit.service"
+check "...each unit once (not in both /lib and /usr/lib)" \
+    test "$(grep -c 'systemd/system/ringfence-audit\.' <<<"$rcontents")" = 2
+contains "postinst enables the socket" "$(cat "$SCRATCH/ctrl/postinst" 2>/dev/null)" "ringfence-audit.socket"
+contains "tmpfiles: /var/log/ringfence 0750 root" "$(zcat -f "$R"/usr/lib/tmpfiles.d/ringfence.conf "$R"/lib/tmpfiles.d/ringfence.conf 2>/dev/null)" \
+    "d /var/log/ringfence 0750 root root"
 # Debian 12's parser (AppArmor 3.0) knows neither abi 4.0 nor userns; 4.0's
 # (Debian 13, Ubuntu 24.04) parses it without loading anything (-Q). Where
 # the installed one is older, Debian 13's is fetched from Debian's archive

@@ -186,8 +186,8 @@ static char *record_text(uint64_t seq, const char *event, const json_t *fields, 
     return s;
 }
 
-static int append_locked(int dirfd, int head, const char *event, const json_t *fields, char *ret_head,
-                         rf_error **err)
+static int append_locked(int dirfd, int head, const char *event, const json_t *fields, bool journal,
+                         char *ret_head, rf_error **err)
 {
     uint64_t seq;
     char prev[RF_AUDIT_HASH_LEN + 1];
@@ -212,7 +212,8 @@ static int append_locked(int dirfd, int head, const char *event, const json_t *f
         return rf_error_set(err, errno ? errno : ENOSPC, "audit: append to " RF_AUDIT_LOG);
     if (write_head(head, seq + 1, hash, err) < 0)
         return -1;
-    rf_audit_journal(event, json_string_value(json_object_get(fields, "sandbox")), line, (size_t)n - 1, hash);
+    if (journal)
+        rf_audit_journal(event, json_string_value(json_object_get(fields, "sandbox")), line, (size_t)n - 1, hash);
     if (ret_head)
         memcpy(ret_head, hash, sizeof hash);
     return 0;
@@ -220,6 +221,12 @@ static int append_locked(int dirfd, int head, const char *event, const json_t *f
 
 int rf_audit_append(const char *dir, const char *event, const json_t *fields, char ret_head[RF_AUDIT_HASH_LEN + 1],
                     rf_error **err)
+{
+    return rf_audit_append_ex(dir, event, fields, true, ret_head, err);
+}
+
+int rf_audit_append_ex(const char *dir, const char *event, const json_t *fields, bool journal,
+                       char ret_head[RF_AUDIT_HASH_LEN + 1], rf_error **err)
 {
     _cleanup_close_ int dirfd = open_dir(dir, err);
     if (dirfd < 0)
@@ -230,7 +237,7 @@ int rf_audit_append(const char *dir, const char *event, const json_t *fields, ch
     while (flock(head, LOCK_EX) < 0)
         if (errno != EINTR)
             return rf_error_set(err, errno, "audit: lock %s/head", dir);
-    int rc = append_locked(dirfd, head, event, fields, ret_head, err);
+    int rc = append_locked(dirfd, head, event, fields, journal, ret_head, err);
     if (rc < 0)
         rf_error_prefix(err, "%s", dir);
     return rc; /* the lock goes with the descriptor */

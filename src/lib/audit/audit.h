@@ -31,6 +31,11 @@ char *rf_audit_dir(const char *instance_root);
 int rf_audit_append(const char *dir, const char *event, const json_t *fields, char ret_head[RF_AUDIT_HASH_LEN + 1],
                     rf_error **err);
 
+/* The same, with the journal copy only when journal: the system log's
+ * daemon (daemon.c) leaves it out, its senders have sent one already. */
+int rf_audit_append_ex(const char *dir, const char *event, const json_t *fields, bool journal,
+                       char ret_head[RF_AUDIT_HASH_LEN + 1], rf_error **err);
+
 /* changes.applied (r: what apply did) or changes.discarded (r NULL) of a
  * session (audit/changes.c). */
 int rf_audit_session(const char *instance_root, const char *event, const char *session, const char *workspace,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A sandbox's records: run.start, the network's, run.end (run.h). */
 #include "audit/run.h"
+#include "audit/system.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/strv-json.h"
@@ -33,7 +34,18 @@ rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid,
         return NULL;
     }
     snprintf(r->id, sizeof r->id, "%s", id);
+    /* Connected before the first record, so that it goes there too. The
+     * connection is ringfence's own (close-on-exec, made after the
+     * sandbox's init was started): nothing inside holds it. */
+    if (plan->system_audit_socket &&
+        !(r->system = rf_audit_system_open(plan->system_audit_socket, plan->system_audit_required, err))) {
+        json_decref(f);
+        rf_audit_run_free(r);
+        return NULL;
+    }
     int rc = rf_audit_append(r->dir, "run.start", f, r->head, err);
+    if (rc == 0)
+        rf_audit_system_send(r->system, "run.start", f, r->head);
     json_decref(f);
     if (rc < 0) {
         rf_error_hint_set(err, "the audit trail lives in the instance root's audit/ (RINGFENCE_HOME); free "
@@ -51,8 +63,14 @@ static int append_to(const rf_audit_run *r, const char *event, json_t *f, char *
     if (!f)
         return rf_error_set(err, ENOMEM, "audit");
     json_t *o = json_pack("{s:s, s:s*}", "sandbox", r->id, "instance", r->instance);
-    int rc = o && json_object_update(o, f) == 0 ? rf_audit_append(r->dir, event, o, ret_head, err)
+    char hash[RF_AUDIT_HASH_LEN + 1];
+    int rc = o && json_object_update(o, f) == 0 ? rf_audit_append(r->dir, event, o, hash, err)
                                                 : rf_error_set(err, ENOMEM, "audit");
+    if (rc == 0) {
+        rf_audit_system_send(r->system, event, o, hash);
+        if (ret_head)
+            memcpy(ret_head, hash, sizeof hash);
+    }
     json_decref(o);
     json_decref(f);
     return rc;
@@ -149,6 +167,7 @@ void rf_audit_run_free(rf_audit_run *r)
 {
     if (!r)
         return;
+    rf_audit_system_close(r->system);
     free(r->dir);
     free(r->instance);
     free(r);

@@ -13,6 +13,9 @@ typedef struct rf_audit_run {
     char id[13];
     char *instance; /* or NULL */
     char head[RF_AUDIT_HASH_LEN + 1]; /* after the last record written */
+    /* The system log's daemon (plan->system_audit_socket), or NULL: each
+     * record written here is also sent there, on one connection a run. */
+    struct rf_audit_system *system;
 } rf_audit_run;
 
 /* Append run.start for the sandbox `id` whose init is `pid`. NULL with

@@ -282,6 +282,9 @@ int rf_managed_check(const json_t *boundary, const json_t *policy, rf_managed_ex
     RULE(switch_rule(&c, "allow_read_outside_workspace", NULL, true, "allow_read_outside_workspace"));
     RULE(switch_rule(&c, "restrict_to_workspace", NULL, false, "restrict_to_workspace"));
     RULE(switch_rule(&c, "audit", NULL, false, "audit"));
+    /* A system log is fed by the user trail's records: it needs the trail. */
+    if (json_is_object(json_object_get(boundary, "system_audit")) && json_is_false(json_object_get(policy, "audit")))
+        return beyond(&c, "audit", "false (the boundary's system_audit needs the audit trail on)");
     RULE(backend_rule(&c));
     RULE(enum_rule(&c, "landlock", NULL, landlock, "landlock"));
     RULE(enum_rule(&c, "seccomp", "profile", seccomp, "seccomp.profile"));

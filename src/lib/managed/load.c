@@ -44,6 +44,41 @@ static int check_place(const char *path, bool override, rf_error **err)
     return trusted(*dir ? dir : "/", &st, override, err);
 }
 
+/* system_audit: {socket: PATH, required: BOOL}, the boundary's own key
+ * (no policy layer has it): each run's records also to the system log's
+ * daemon. */
+static int check_system_audit(const json_t *s, const char *path, rf_error **err)
+{
+    const char *k;
+    json_t *v;
+    if (!json_is_object(s))
+        goto bad;
+    json_object_foreach((json_t *)s, k, v) {
+        if (!strcmp(k, "required") && json_is_boolean(v))
+            continue;
+        if (!strcmp(k, "socket") && json_is_string(v) && json_string_value(v)[0] == '/' &&
+            strlen(json_string_value(v)) < 108)
+            continue;
+        goto bad;
+    }
+    return 0;
+bad:
+    rf_error_set(err, 0, "managed boundary %s: system_audit: expected {socket: /absolute/path (shorter than 108 "
+                         "bytes), required: true|false}", path);
+    return rf_error_hint_set(err, "for example: system_audit: {required: true} (the socket defaults to "
+                                  "/run/ringfence/audit.sock)");
+}
+
+bool rf_managed_system_audit(const json_t *boundary, const char **socket, bool *required)
+{
+    const json_t *s = json_object_get(boundary, "system_audit");
+    if (!json_is_object(s))
+        return false;
+    *socket = json_string_value(json_object_get(s, "socket")) ?: "/run/ringfence/audit.sock";
+    *required = json_is_true(json_object_get(s, "required"));
+    return true;
+}
+
 static const char *default_path(bool *override)
 {
     *override = false;
@@ -88,10 +123,16 @@ json_t *rf_managed_load(const char *path, char **ret_path, rf_error **err)
         return NULL;
     }
     rf_config_normalise_network(b);
-    if (rf_schema_check(b, path, err) < 0) {
+    /* The one key of a boundary that is not a policy's: checked apart. */
+    json_t *sys = json_incref(json_object_get(b, "system_audit"));
+    json_object_del(b, "system_audit");
+    if ((sys && check_system_audit(sys, path, err) < 0) || rf_schema_check(b, path, err) < 0) {
+        json_decref(sys);
         json_decref(b);
         return NULL;
     }
+    if (sys)
+        json_object_set_new(b, "system_audit", sys);
     if (ret_path && !(*ret_path = strdup(path))) {
         json_decref(b);
         rf_error_set(err, ENOMEM, "managed boundary");

@@ -24,6 +24,11 @@
  * NULL) gets the file's path, malloc'd. */
 json_t *rf_managed_load(const char *path, char **ret_path, rf_error **err);
 
+/* The boundary's system_audit (docs/managed.md): false when it has none;
+ * else the daemon's socket (borrowed; the default when unset) and whether
+ * a run that cannot reach it is refused. */
+bool rf_managed_system_audit(const json_t *boundary, const char **socket, bool *required);
+
 /* What a policy grants beyond the boundary. */
 typedef struct rf_managed_excess {
     char setting[128]; /* the policy's setting, "network.allow_domains[2]" */

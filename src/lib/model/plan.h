@@ -116,6 +116,8 @@ struct rf_plan {
     /* The audit trail (audit/): on unless the policy's audit is false;
      * what run.start records besides the plan's own fields. */
     bool audit;
+    char *system_audit_socket; /* the policy's: records also to the system log */
+    bool system_audit_required;
     char *workspace;
     char *instance;      /* the policy's instance, or NULL */
     char policy_digest[65]; /* SHA-256 of the resolved policy's JSON */

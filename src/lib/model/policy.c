@@ -37,6 +37,7 @@ void rf_policy_clear(rf_policy *p)
     free(p->chdir);
     free(p->instance_root);
     free(p->instance);
+    free(p->system_audit_socket);
     free(p->instance_dir);
     free(p->caller_cwd);
     free(p->caller_path);

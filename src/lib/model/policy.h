@@ -117,6 +117,11 @@ struct rf_policy {
     bool share_tmp;         /* landlock backend: grant the host's /tmp (a weakening) */
     bool files_ask;         /* files.on_hidden: ask (observe/offer.c) */
     bool audit;             /* default true: the audit trail (audit/) */
+    /* The managed boundary's system_audit (docs/managed.md): each record
+     * also to the system log's daemon at this socket, or NULL; required:
+     * a run that cannot reach it is refused. */
+    char *system_audit_socket;
+    bool system_audit_required;
     rf_landlock_mode landlock;
     rf_seccomp_profile seccomp;
     rf_strv seccomp_deny;   /* extra syscall names to deny */

@@ -4,6 +4,7 @@
  * filesystem (which system paths exist, where the executable is). */
 #include "backend/backend.h"
 #include "backend/container/container.h"
+#include "audit/system.h"
 #include "plan/build.h"
 #include "seccomp/seccomp.h"
 #include "util/cleanup.h"
@@ -171,17 +172,24 @@ static bool keys_reachable(const rf_plan *plan)
 /* What run.start and the `ringfence ps` entry record: the workspace, the
  * instance, and (auditing) the resolved policy's digest: the same policy,
  * the same digest. */
-static int set_audit(rf_plan *plan, const rf_policy *policy)
+static int set_audit(rf_plan *plan, const rf_policy *policy, rf_error **err)
 {
     plan->audit = policy->audit;
     if (!(plan->workspace = strdup(policy->workspace)) ||
         (policy->instance && !(plan->instance = strdup(policy->instance))))
-        return -1;
+        return rf_error_set(err, ENOMEM, "plan");
     if (!plan->audit)
         return 0;
+    plan->system_audit_required = policy->system_audit_required;
+    if (policy->system_audit_socket && !(plan->system_audit_socket = strdup(policy->system_audit_socket)))
+        return rf_error_set(err, ENOMEM, "plan");
+    /* Refused here, before anything starts: spawn's run.start comes after
+     * the command has been started (and would only stop it again). */
+    if (plan->system_audit_required && rf_audit_system_probe(plan->system_audit_socket, err) < 0)
+        return -1;
     _cleanup_free_ char *json = rf_policy_to_json(policy);
     if (!json)
-        return -1;
+        return rf_error_set(err, ENOMEM, "plan");
     rf_sha256_hex(json, strlen(json), plan->policy_digest);
     return 0;
 }
@@ -431,10 +439,8 @@ RF_EXPORT rf_plan *rf_plan_build(const rf_policy *policy, char *const argv[], rf
     plan->seccomp = policy->seccomp;
     plan->argv = rf_strv_copy(argv);
     plan->instance_root = strdup(policy->instance_root);
-    if (set_audit(plan, policy) < 0) {
-        rf_error_set(err, ENOMEM, "plan");
+    if (set_audit(plan, policy, err) < 0)
         goto fail;
-    }
     plan->seccomp_deny = rf_strv_copy(policy->seccomp_deny);
     plan->seccomp_allow = rf_strv_copy(policy->seccomp_allow);
     if (policy->container_image && !(plan->container_image = strdup(policy->container_image))) {
@@ -563,6 +569,7 @@ RF_EXPORT void rf_plan_free(rf_plan *plan)
     free(plan->exec_path);
     free(plan->cwd);
     free(plan->instance_root);
+    free(plan->system_audit_socket);
     free(plan->user_env);
     free(plan->workspace);
     free(plan->instance);

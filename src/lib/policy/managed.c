@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void fill_limits(rf_policy *p, const json_t *boundary)
 {
@@ -26,6 +27,17 @@ static void fill_limits(rf_policy *p, const json_t *boundary)
         l->timeout_s = b.timeout_s;
 }
 
+static int set_system_audit(rf_policy *p, const json_t *boundary)
+{
+    const char *socket;
+    bool required;
+    if (!rf_managed_system_audit(boundary, &socket, &required))
+        return 0;
+    free(p->system_audit_socket);
+    p->system_audit_required = required;
+    return (p->system_audit_socket = strdup(socket)) ? 0 : -1;
+}
+
 int rf_policy_enforce_managed(rf_policy *p, const rf_merged *m, rf_error **err)
 {
     _cleanup_free_ char *path = NULL;
@@ -38,7 +50,11 @@ int rf_policy_enforce_managed(rf_policy *p, const rf_merged *m, rf_error **err)
     json_decref(pj);
     if (r == 0)
         fill_limits(p, b);
+    if (r == 0 && set_system_audit(p, b) < 0)
+        r = -2;
     json_decref(b);
+    if (r == -2)
+        return rf_error_set(err, ENOMEM, "managed boundary");
     if (r == 0)
         return 0;
     if (!pj)
