@@ -292,12 +292,23 @@ check "ps lists the pool sandbox with the command it was handed (not the placeho
 wait "$poolrun" 2>/dev/null || true
 kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
 expect_exit 0 "the trail verifies after the pool stopped" rf audit verify
-check "...and each run.start has its run.end (the idle sandbox's: waited false)" python3 -c '
+# On failure: every record of the sandboxes without an end, and serve's
+# stderr, to tell a lost write from a server that exited before freeing
+# its pool.
+if python3 -c '
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 starts = {r["sandbox"] for r in recs if r["event"] == "run.start"}
 ends = {r["sandbox"] for r in recs if r["event"] == "run.end"}
-assert starts <= ends, starts - ends' "$(log)"
+missing = starts - ends
+if missing:
+    print([(r["sandbox"], r["event"], r.get("time")) for r in recs if r["sandbox"] in missing])
+    sys.exit(1)' "$(log)" >"$SCRATCH/ends.out" 2>&1; then
+    pass "...and each run.start has its run.end (the idle sandbox's: waited false)"
+else
+    fail "...and each run.start has its run.end (the idle sandbox's: waited false)"
+    diag "without an end: $(cat "$SCRATCH/ends.out"); serve's stderr: $(tail -5 "$SCRATCH/serve.err" 2>/dev/null)"
+fi
 
 # A command cannot switch the trail off for the next run: a workspace file
 # it leaves may only tighten.
