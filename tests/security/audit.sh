@@ -310,6 +310,40 @@ else
     diag "without an end: $(cat "$SCRATCH/ends.out"); serve's stderr: $(tail -5 "$SCRATCH/serve.err" 2>/dev/null)"
 fi
 
+# A stopping pool whose command in flight ignores SIGTERM ends past
+# serve's 5 s wait for its connections (kill_grace 7 s here): serve still
+# waits for it, then frees the pool, so the in-flight sandbox and the idle
+# one both get their run.end (it used to exit at 5 s and lose both).
+printf 'limits: { kill_grace: 7 }\n' >"$SCRATCH/grace.yaml"
+sock2="$SCRATCH/pool2.sock"
+"$RINGFENCE" serve --socket "$sock2" --pool-size 1 --config "$SCRATCH/grace.yaml" >/dev/null 2>"$SCRATCH/serve2.err" &
+serve2=$!
+at_exit "kill -9 $serve2 2>/dev/null"
+wait_until 30 test -S "$sock2" || fail "a second pool serves"
+stubborn="stubborn-$$-$RANDOM"
+rf run --via "$sock2" --config "$SCRATCH/grace.yaml" -- \
+    bash -c "trap '' TERM; echo up >'$WS/up2'; exec -a $stubborn sleep 60" >/dev/null 2>&1 &
+stubborn_client=$!
+wait_until 30 test -s "$WS/up2" && pass "control: the pool runs a command that ignores SIGTERM" ||
+    fail "control: the pool runs a command that ignores SIGTERM"
+t0=$(date +%s)
+kill "$serve2"; wait "$serve2" 2>/dev/null
+took=$(($(date +%s) - t0))
+wait "$stubborn_client" 2>/dev/null
+check "serve stops after the command's kill_grace, not at its 5 s wait for connections (took ${took} s)" test "$took" -ge 6
+if python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+starts = {r["sandbox"] for r in recs if r["event"] == "run.start"}
+ends = {r["sandbox"] for r in recs if r["event"] == "run.end"}
+sys.exit(1 if starts - ends else 0)' "$(log)"; then
+    pass "...and every run.start still has its run.end (the one in flight, the idle one)"
+else
+    fail "...and every run.start still has its run.end (the one in flight, the idle one)"
+    diag "serve's stderr: $(tail -5 "$SCRATCH/serve2.err")"
+fi
+check "...and no process of it is left" sh -c "! pgrep -f '^$stubborn' >/dev/null"
+
 # A command cannot switch the trail off for the next run: a workspace file
 # it leaves may only tighten.
 expect_exit 0 "a command leaves a workspace file that turns auditing off" \

@@ -80,6 +80,7 @@ typedef struct server {
     pthread_cond_t ended; /* a connection's thread is done */
     served *current;
     unsigned active; /* connections being served */
+    unsigned reading; /* ...of which still reading their request */
     bool stopping;
     watch *running;  /* the commands in flight, to end them on stop */
     /* The configuration check (see maybe_reload): one at a time, whether
@@ -323,6 +324,10 @@ static void *client_main(void *arg)
     struct timeval tv = { .tv_sec = 10 };
     setsockopt(c->conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     ssize_t n = buf && req ? recvmsg(c->conn, &mh, MSG_CMSG_CLOEXEC) : -1;
+    pthread_mutex_lock(&c->srv->lock);
+    c->srv->reading--;
+    pthread_cond_broadcast(&c->srv->ended);
+    pthread_mutex_unlock(&c->srv->lock);
     tv.tv_sec = 0;
     setsockopt(c->conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     int fds[3] = { -1, -1, -1 };
@@ -394,21 +399,28 @@ static void start_client(server *s, int conn)
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_mutex_lock(&s->lock);
     s->active++;
+    s->reading++;
     pthread_mutex_unlock(&s->lock);
     if (!c || (*c = (client){ .srv = s, .conn = conn }, pthread_create(&t, &attr, client_main, c)) != 0) {
         free(c);
         close(conn);
         pthread_mutex_lock(&s->lock);
         s->active--;
+        s->reading--;
         pthread_mutex_unlock(&s->lock);
     }
     pthread_attr_destroy(&attr);
 }
 
-/* How long a stopping server waits for its connections: past the
- * commands' kill_grace (SIGKILL then), and a silent client's request
- * timeout (10 s) is not worth waiting out. */
+/* How long a stopping server waits for its connections. A client still
+ * silent past STOP_WAIT_S is not worth waiting out (its request timeout
+ * is 10 s); a connection past its request is: it is ending its command
+ * (kill_grace, SIGKILL then) and, the last of them, freeing the pool,
+ * whose idle sandboxes' run.end records are written then. A process that
+ * exited under it would lose those records and leave the sandboxes to die
+ * with it, so it is waited for up to STOP_SERVING_MAX_S. */
 #define STOP_WAIT_S 5
+#define STOP_SERVING_MAX_S 60
 
 /* End the commands in flight and wait until every connection is done: its
  * client answered, its sandbox reaped (a sandbox left to exit with the
@@ -417,9 +429,11 @@ static void start_client(server *s, int conn)
  * and its ready sandboxes with it. True when all are done. */
 static bool stop_requests(server *s)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
+    struct timespec now, until, cap;
+    clock_gettime(CLOCK_REALTIME, &now);
+    until = cap = now;
     until.tv_sec += STOP_WAIT_S;
+    cap.tv_sec += STOP_SERVING_MAX_S;
     pthread_mutex_lock(&s->lock);
     s->stopping = true;
     for (watch *w = s->running; w; w = w->next)
@@ -427,6 +441,9 @@ static bool stop_requests(server *s)
     int rc = 0;
     while (s->active && rc != ETIMEDOUT)
         rc = pthread_cond_timedwait(&s->ended, &s->lock, &until);
+    rc = 0;
+    while (s->active > s->reading && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&s->ended, &s->lock, &cap);
     bool idle = s->active == 0;
     pthread_mutex_unlock(&s->lock);
     return idle;
