@@ -115,3 +115,14 @@ printf 'expose:\n  - {source: /usr, mode: ro}\n' >"$bdir/paths.yaml"
 expect_exit 1 "policy check: a path outside the boundary's exposes" \
     rf policy check "$SCRATCH/path.yaml" --within "$bdir/paths.yaml"
 contains "...names it" "$OUT" "expose[0]: /etc"
+
+# doctor's own real start (run -- true, kept out of the trail, 30 s at
+# most) under a boundary that requires the trail and a shorter timeout: it
+# is tried under the boundary's settings instead of refused, so doctor
+# still judges the native backend by a real start.
+printf 'audit: true\nlimits: { timeout: 10 }\n' >"$bdir/doctor.yaml"
+chmod 644 "$bdir/doctor.yaml"
+RINGFENCE_TEST_MANAGED="$bdir/doctor.yaml" "$RINGFENCE" doctor --json >"$SCRATCH/doctor.json" 2>/dev/null
+check "doctor under a boundary requiring the trail and timeout 10: its real start is tried, not refused" \
+    python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['native_start']
+assert s['tried'] and 'managed boundary' not in (s['error'] or ''), s" "$SCRATCH/doctor.json"
