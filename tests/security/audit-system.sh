@@ -211,6 +211,36 @@ else
     skip "another uid's record lands while a flooding uid waits" "needs root and user $U"
 fi
 
+# The per-uid bucket bounds bytes, not only records: a record costs a
+# token for each 4 KiB it holds, so 60 KiB records (each accepted: under
+# the 64 KiB cap) from one uid for 4 s land at most ~(2000 + 4 x 200) / 16
+# of them, a few MiB, where 200 records a second of any size let through
+# the whole burst (2000 x 60 KiB). A daemon of its own, so the uid's
+# bucket is fresh.
+"$RINGFENCE" audit-daemon --socket "$SYS/bytes.sock" --log "$SCRATCH/byteslog/audit.log" \
+    >/dev/null 2>>"$SCRATCH/daemon.err" &
+bytes_daemon=$!
+at_exit "kill $bytes_daemon 2>/dev/null"
+wait_until 10 test -S "$SYS/bytes.sock"
+python3 - "$SYS/bytes.sock" <<'PYEOF' >"$SCRATCH/bytes.out"
+import json, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(sys.argv[1]); s.setblocking(False)
+rec = json.dumps({"event": "big.x", "pad": "p" * (60 << 10)}).encode()
+sent, end = 0, time.time() + 4
+while time.time() < end:
+    try:
+        s.send(rec); sent += 1
+    except BlockingIOError:
+        time.sleep(0.01)
+print(sent)
+PYEOF
+sleep 1
+big=$(rf audit show --system --log "$SCRATCH/byteslog/audit.log" --event big.x | wc -l)
+check "60 KiB records from one uid for 4 s: at most 400 logged (got $big of $(cat "$SCRATCH/bytes.out") sent)" \
+    test "$big" -le 400
+check "control: some were logged" test "$big" -ge 50
+kill "$bytes_daemon" 2>/dev/null; wait "$bytes_daemon" 2>/dev/null
+
 # Socket activation (systemd's protocol, LISTEN_FDS/LISTEN_PID, fd 3),
 # through systemd-socket-activate where it is installed.
 if command -v systemd-socket-activate >/dev/null; then

@@ -5,7 +5,7 @@
  * append into a root-only log. Bounds, so that one user cannot starve
  * the others or fill the disk without limit: MAX_CONNS connections, at
  * most MAX_PER_UID of them one uid's, and a token bucket per uid
- * (RATE_PER_S, BURST); a uid out of tokens is simply not read until it
+ * (RATE_PER_S, BURST, a token a TOKEN_BYTES); a uid out of tokens is simply not read until it
  * has some again, so its messages wait in its own sockets (its sends then
  * fail with EAGAIN, which its runs report) while everyone else's flow. */
 #include "audit/audit.h"
@@ -31,6 +31,10 @@
 #define MAX_PER_UID 16
 #define RATE_PER_S 200.0
 #define BURST 2000.0
+/* A token pays for a record of up to TOKEN_BYTES; a larger one costs one
+ * more for each further TOKEN_BYTES, so the bucket bounds bytes too: a
+ * uid sending 64 KiB messages writes ~0.8 MiB/s, not 200 x 64 KiB. */
+#define TOKEN_BYTES 4096
 
 typedef struct conn {
     int fd;
@@ -151,7 +155,7 @@ static bool read_one(daemon_state *d, size_t i)
         return errno == EAGAIN || errno == EINTR;
     if (n == 0)
         return false;
-    bucket_of(d, d->conns[i].peer.uid)->tokens -= 1;
+    bucket_of(d, d->conns[i].peer.uid)->tokens -= 1.0 + (double)((size_t)n / TOKEN_BYTES);
     take(d, &d->conns[i], (size_t)n); /* n > the buffer: check says too large */
     return true;
 }
