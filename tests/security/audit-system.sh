@@ -324,5 +324,21 @@ expect_exit 125 "audit: false is beyond a boundary with system_audit" env RINGFE
 printf 'system_audit: {sockets: "/x"}\n' >"$boundary"
 expect_exit 125 "a malformed system_audit refuses every run" rf run -- true
 contains "...naming the setting" "$ERR" "system_audit"
+# Required, and the daemon gone while a run lives: the record it cannot
+# take fails what it records (here run.end: exit 125 naming it), as an
+# unwritable user trail does; the user's own trail keeps the outcome.
 set_boundary "$SOCK" true
+rm -f "$WS/up3"
+rf run -- sh -c 'echo up >up3; sleep 3' >/dev/null 2>"$SCRATCH/gone.err" &
+gone_run=$!
+wait_until 20 test -s "$WS/up3" && pass "control: the run started with the daemon up" ||
+    fail "control: the run started with the daemon up"
+kill -9 "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
+rc=0; wait "$gone_run" || rc=$?
+check "the daemon killed under a required log: the run's end is refused (exit $rc, want 125)" test "$rc" = 125
+contains "...naming the record the daemon did not take" "$(cat "$SCRATCH/gone.err")" "did not take the run.end record"
+expect_exit 0 "...and the user's own trail has the run's end" rf audit show --event run.end --json
+check "...with the command's exit status" python3 -c "import json, sys
+r = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()][-1]
+assert r['exit_code'] == 0, r" "$OUT"
 stop_daemon || true

@@ -44,8 +44,18 @@ rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid,
         return NULL;
     }
     int rc = rf_audit_append(r->dir, "run.start", f, r->head, err);
-    if (rc == 0)
-        rf_audit_system_send(r->system, "run.start", f, r->head);
+    if (rc == 0 && rf_audit_system_send(r->system, "run.start", f, r->head, err) < 0) {
+        /* Refused: the user trail says so rather than keep a start that
+         * never ends. */
+        json_t *end = json_pack("{s:s, s:b, s:s}", "sandbox", r->id, "waited", false, "error",
+                                "refused: the system audit log did not take run.start");
+        if (end)
+            (void)rf_audit_append(r->dir, "run.end", end, NULL, NULL);
+        json_decref(end);
+        json_decref(f);
+        rf_audit_run_free(r);
+        return NULL;
+    }
     json_decref(f);
     if (rc < 0) {
         rf_error_hint_set(err, "the audit trail lives in the instance root's audit/ (RINGFENCE_HOME); free "
@@ -67,9 +77,9 @@ static int append_to(const rf_audit_run *r, const char *event, json_t *f, char *
     int rc = o && json_object_update(o, f) == 0 ? rf_audit_append(r->dir, event, o, hash, err)
                                                 : rf_error_set(err, ENOMEM, "audit");
     if (rc == 0) {
-        rf_audit_system_send(r->system, event, o, hash);
         if (ret_head)
             memcpy(ret_head, hash, sizeof hash);
+        rc = rf_audit_system_send(r->system, event, o, hash, err);
     }
     json_decref(o);
     json_decref(f);

@@ -58,9 +58,15 @@ json_t *rf_audit_system_check(const char *msg, size_t len, const rf_audit_peer *
 
 struct rf_audit_system {
     int fd; /* -1: not connected, sends nothing */
+    bool required;
     int warned;
     char *socket;
 };
+
+/* How long a required log's record may wait for the daemon to take it: it
+ * reads each uid at its rate, so a run writing faster than that is slowed
+ * to it; one that does not take a record in this long has failed it. */
+#define REQUIRED_SEND_TIMEOUT_S 5
 
 static int connect_to(const char *path)
 {
@@ -106,6 +112,10 @@ rf_audit_system *rf_audit_system_open(const char *socket, bool required, rf_erro
         return NULL;
     }
     s->fd = connect_to(socket);
+    s->required = required;
+    struct timeval tv = { .tv_sec = REQUIRED_SEND_TIMEOUT_S };
+    if (s->fd >= 0 && required)
+        (void)setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     if (s->fd >= 0)
         return s;
     int e = errno;
@@ -121,10 +131,11 @@ rf_audit_system *rf_audit_system_open(const char *socket, bool required, rf_erro
     return s;
 }
 
-void rf_audit_system_send(rf_audit_system *s, const char *event, const json_t *fields, const char *user_hash)
+int rf_audit_system_send(rf_audit_system *s, const char *event, const json_t *fields, const char *user_hash,
+                         rf_error **err)
 {
     if (!s || s->fd < 0)
-        return;
+        return 0;
     json_t *o = json_pack("{s:s}", "event", event);
     if (o && fields)
         json_object_update(o, (json_t *)fields);
@@ -132,14 +143,26 @@ void rf_audit_system_send(rf_audit_system *s, const char *event, const json_t *f
         json_object_set_new(o, "user_hash", json_string(user_hash));
     _cleanup_free_ char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
-    /* One message a record; never waited for: a daemon that is behind
-     * must not hold the run up (its rate bound does that on purpose). */
-    if (text && send(s->fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
-        return;
+    /* Optional: never waited for, a daemon that is behind must not hold
+     * the run up. Required: waited for (its rate), and a record it does
+     * not take fails what it records, as an unwritable user trail does. */
+    int flags = MSG_NOSIGNAL | (s->required ? 0 : MSG_DONTWAIT);
+    ssize_t n = text ? send(s->fd, text, strlen(text), flags) : -1;
+    while (n < 0 && errno == EINTR)
+        n = send(s->fd, text, strlen(text), flags);
+    if (n >= 0)
+        return 0;
     int e = text ? errno : ENOMEM;
+    if (s->required) {
+        rf_error_set(err, e == EAGAIN ? ETIMEDOUT : e, "the system audit log's daemon at %s did not take the %s "
+                     "record, and the managed boundary requires it (system_audit.required)", s->socket, event);
+        return rf_error_hint_set(err, "is ringfence-audit.service running? (systemctl status ringfence-audit); a "
+                                      "run is slowed to the daemon's rate of 200 records a second per user");
+    }
     if (__atomic_exchange_n(&s->warned, 1, __ATOMIC_RELAXED) == 0)
         fprintf(stderr, "ringfence: warning: a record could not be sent to the system audit log at %s (%s); "
                         "your own trail has it (this is said once a run)\n", s->socket, strerror(e));
+    return 0;
 }
 
 void rf_audit_system_close(rf_audit_system *s)

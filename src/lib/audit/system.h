@@ -45,9 +45,12 @@ int rf_audit_system_probe(const char *socket, rf_error **err);
  * otherwise a warning on stderr and a connection that sends nothing. */
 rf_audit_system *rf_audit_system_open(const char *socket, bool required, rf_error **err);
 /* Send one record (event plus fields, borrowed; user_hash: the record's
- * hash in the user trail, or NULL). Never waits: a daemon that is gone
- * or behind is reported once on stderr, the run goes on. Any thread. */
-void rf_audit_system_send(rf_audit_system *s, const char *event, const json_t *fields, const char *user_hash);
+ * hash in the user trail, or NULL). Any thread. Optional log: never
+ * waits, a daemon that is gone or behind is reported once on stderr, 0.
+ * Required log: waits for the daemon (its per-uid rate) up to 5 s, and a
+ * record it does not take is -1 with *err: what it records fails. */
+int rf_audit_system_send(rf_audit_system *s, const char *event, const json_t *fields, const char *user_hash,
+                         rf_error **err);
 void rf_audit_system_close(rf_audit_system *s);
 
 /* The daemon (daemon.c): socket_path NULL takes the socket systemd
