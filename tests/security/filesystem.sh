@@ -99,3 +99,44 @@ contains "its content is intact" "$OUT" from-host
 expect_exit 0 "HOME is writable inside" rf run -- sh -c 'echo home >"$HOME/rf-home-file"'
 check "a write to HOME lands in \$RINGFENCE_HOME/runtime-user-env" \
     test "$(cat "$RINGFENCE_HOME/runtime-user-env/rf-home-file" 2>/dev/null)" = home
+
+# ── A root caller's workspace that another uid owns (a checkout bind-mounted
+# into a container whose user is root): writable, new files the owner's; a
+# root-owned file in it and everything outside stay out of reach. Control:
+# the plan says which owner the workspace's idmap shows as the sandbox's. ──
+U=${RF_TEST_USER:-rftest}
+if is_root && id "$U" >/dev/null 2>&1 && ! root_contained; then
+    ows="$SCRATCH/owned-ws"
+    mkdir -p "$ows/sub"
+    echo old >"$ows/theirs"
+    chown -R "$U:$U" "$ows"
+    echo root >"$ows/roots"
+    chmod 644 "$ows/roots"
+    expect_exit 0 "plan for a workspace another uid owns" rf plan --workspace "$ows" -- true
+    check "...its bind is idmapped from that owner" python3 -c "import json, sys
+m = [m for m in json.loads(sys.argv[1])['mounts'] if m['why'] == 'workspace']
+assert m and m[0].get('idmap_owner') == $(id -u "$U"), m" "$OUT"
+    expect_exit 0 "root's sandbox writes a file the workspace owner owns" \
+        rf run --workspace "$ows" -- sh -c 'echo new >>theirs && touch sub/made made'
+    check "...its content changed" grep -q new "$ows/theirs"
+    check "...and the files it made belong to the workspace's owner" sh -c "
+        [ \"\$(stat -c %U '$ows/made')\" = '$U' ] && [ \"\$(stat -c %U '$ows/sub/made')\" = '$U' ]"
+    # (a redirection the shell cannot open exits 2)
+    expect_exit 2 "...a root-owned file in it stays read-only" rf run --workspace "$ows" -- sh -c 'echo x >>roots'
+    check "...unchanged" test "$(cat "$ows/roots")" = root
+    expect_exit 2 "...and the caller's own root-owned scratch outside it is not writable" \
+        rf run --workspace "$ows" -- sh -c "echo x >'$SCRATCH/outside-$$'"
+    check "...and nothing was made there" test ! -e "$SCRATCH/outside-$$"
+else
+    skip "a root caller's workspace another uid owns" "needs root (not contained) and user $U"
+fi
+# The overlay mode is not id-mapped for a root caller: in such a workspace
+# it is refused before anything runs, naming the owner and the way out.
+if is_root && id "$U" >/dev/null 2>&1 && ! root_contained; then
+    rm -f "$ows/ov-marker"
+    expect_exit 125 "--changes overlay in a workspace another uid owns: refused (root)" \
+        rf run --workspace "$ows" --changes overlay -- sh -c 'touch ov-marker'
+    contains "...naming the owner" "$ERR" "belongs to uid $(id -u "$U") ($U)"
+    contains "...and the way out" "$ERR" "runuser -u $U -- ringfence run --changes overlay"
+    check "...nothing ran" test ! -e "$ows/ov-marker"
+fi

@@ -42,6 +42,7 @@ typedef struct rf_mount {
     bool writable;
     bool devices;    /* keep device nodes usable (the /dev binds) */
     bool idmap;      /* root caller: host-root files appear as the sandbox user's */
+    bool idmap_owner; /* ...the workspace owner's files instead (plan->ws_uid) */
     bool source_dir; /* BIND: the source is a directory; placeholder: make a directory */
     bool placeholder; /* RO_SELF of an absent protected path: made empty on the
                          host before the start, removed after (proc/placeholder.c) */
@@ -96,6 +97,12 @@ struct rf_plan {
                              one, accepted or harmless here (strv, or NULL) */
     uid_t uid_inside, uid_host;
     gid_t gid_inside, gid_host;
+    /* Root caller, a workspace another uid owns (a checkout bind-mounted
+     * into a container whose user is root): its idmap shows that uid's
+     * files, not root's, as the sandbox user's, and new files are its. */
+    bool ws_owned;
+    uid_t ws_uid;
+    gid_t ws_gid;
 
     rf_mount *mounts;
     size_t n_mounts;

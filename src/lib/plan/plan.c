@@ -226,6 +226,31 @@ static int add_asked_weakenings(rf_plan *plan, const rf_policy *policy)
     return 0;
 }
 
+/* A root caller's workspace that another uid owns (a checkout bind-mounted
+ * into a container whose user is root, a user's tree root works on): an
+ * idmap of uid 0 would leave every file in it unmapped, and the kernel
+ * refuses any write to a file whose owner has no mapping, so the command
+ * could write nothing there. Its idmap maps that owner instead: the
+ * owner's files are the sandbox user's, new ones the owner's. Files of
+ * other uids in it (root's included) stay read-only. Not for an overlay
+ * session (its lower layer is never idmapped) nor an instance's own id. */
+static void set_workspace_owner(rf_plan *plan, const rf_policy *policy)
+{
+    struct stat st;
+    if (!plan->caller_is_root || policy->instance_dir || policy->changes == RF_CHANGES_OVERLAY ||
+        stat(policy->workspace, &st) < 0 || st.st_uid == 0)
+        return;
+    for (size_t i = 0; i < plan->n_mounts; i++) {
+        rf_mount *m = &plan->mounts[i];
+        if (m->idmap && !strcmp(m->why, "workspace") && !strcmp(m->source, policy->workspace)) {
+            m->idmap_owner = true;
+            plan->ws_owned = true;
+            plan->ws_uid = st.st_uid;
+            plan->ws_gid = st.st_gid;
+        }
+    }
+}
+
 /* The user's binds (workspace, instance, exposes), parents before children
  * so every mount point is created on something already mounted. */
 static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **err)
@@ -254,6 +279,7 @@ static int add_user_mounts(rf_plan *plan, const rf_policy *policy, rf_error **er
     for (size_t i = first; i < plan->n_mounts; i++)
         plan->mounts[i].idmap = plan->caller_is_root &&
                                 !(policy->instance_dir && !strcmp(plan->mounts[i].source, policy->instance_dir));
+    set_workspace_owner(plan, policy);
     return 0;
 }
 

@@ -11,9 +11,11 @@
 #include "util/path.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int refuse_backend(const rf_plan *plan, rf_error **err)
 {
@@ -52,6 +54,20 @@ int rf_plan_add_session(rf_plan *plan, const rf_policy *policy, rf_error **err)
         rf_error_set(err, 0, "changes: overlay: the instance root %s, where sessions live, is inside the workspace "
                              "%s", policy->instance_root, policy->workspace);
         return rf_error_hint_set(err, "set RINGFENCE_HOME (or instance_root) to a directory outside the workspace");
+    }
+    /* A root caller's overlay is not id-mapped: through it the command can
+     * write only what root owns, so in a workspace another uid owns it
+     * could write nothing, and would only find out inside. The default
+     * mode maps that owner (plan.c, set_workspace_owner). */
+    struct stat wst;
+    if (plan->caller_is_root && stat(policy->workspace, &wst) == 0 && wst.st_uid != 0) {
+        struct passwd *pw = getpwuid(wst.st_uid);
+        rf_error_set(err, 0, "changes: overlay: the workspace %s belongs to uid %u%s%s%s, and a root caller's "
+                             "overlay session can write only what root owns there", policy->workspace,
+                     (unsigned)wst.st_uid, pw ? " (" : "", pw ? pw->pw_name : "", pw ? ")" : "");
+        return rf_error_hint_set(err, "run ringfence as that user (runuser -u %s -- ringfence run --changes "
+                                      "overlay ...), or without --changes overlay: the default mode writes "
+                                      "the workspace as its owner", pw ? pw->pw_name : "USER");
     }
     /* trusted.* xattrs need CAP_SYS_ADMIN in the initial user namespace:
      * root of a namespace of its own (a rootless container) mounts like an

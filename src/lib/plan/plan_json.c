@@ -59,6 +59,8 @@ static json_t *mounts_json(const rf_plan *plan)
             json_object_set_new(o, "mode", json_string(m->writable ? "rw" : "ro"));
         if (m->idmap)
             json_object_set_new(o, "idmap", json_true());
+        if (m->idmap && m->idmap_owner) /* the workspace owner's files are the sandbox user's */
+            json_object_set_new(o, "idmap_owner", json_integer((json_int_t)plan->ws_uid));
         if (m->overlay) /* changes: overlay: the upper and work directories live here */
             json_object_set_new(o, "overlay", json_string(m->overlay));
         if (m->placeholder)

@@ -286,7 +286,7 @@ static int capture_session(const rf_mount *m, rf_mount_src *src, rf_setup_fail *
 }
 
 int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, const char *etc_cache, int userns_fd,
-                             rf_setup_fail *f)
+                             int owner_userns_fd, rf_setup_fail *f)
 {
     capture_etc_cache(plan, srcs, etc_cache);
     bool cached_etc = srcs[plan->n_mounts].fd >= 0;
@@ -322,8 +322,9 @@ int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, const char
          * a caller that is root only in a user namespace of its own (a
          * rootless container) may not idmap its host's mounts at all, and
          * has never had its workspace idmapped (docs: Known limits). */
-        if (m->idmap && userns_fd >= 0 && set_attr(*fd, MOUNT_ATTR_IDMAP, userns_fd, true) < 0 &&
-            m->writable && errno != EPERM)
+        int map = m->idmap_owner && owner_userns_fd >= 0 ? owner_userns_fd : userns_fd;
+        if (m->idmap && map >= 0 && set_attr(*fd, MOUNT_ATTR_IDMAP, map, true) < 0 && m->writable &&
+            errno != EPERM)
             return fail_idmap(f, *fd, m->source);
         if (m->overlay && capture_session(m, &srcs[i], f) < 0)
             return -1;

@@ -73,8 +73,8 @@ static int open_pty(rf_native_ctx *c, rf_setup_fail *f)
  * a leaked fd is a hole through every other wall. */
 static int close_inherited(rf_native_ctx *c, rf_setup_fail *f)
 {
-    enum { N = 4 };
-    int keep[N] = { c->sock, c->userns_fd, c->net_fd, c->fault_fd };
+    enum { N = 5 };
+    int keep[N] = { c->sock, c->userns_fd, c->owner_userns_fd, c->net_fd, c->fault_fd };
     for (int i = 0; i < N; i++) /* ascending, -1 first */
         for (int j = i + 1; j < N; j++)
             if (keep[j] < keep[i]) {
@@ -292,8 +292,12 @@ static __attribute__((noinline)) pid_t set_up(rf_native_ctx *c)
     rf_fault_child_point(c->fault_fd, c->sock, "network");
     /* Mounts: sources first (they may live under /tmp, which the new root
      * is attached over), then the root, then pivot_root. */
-    if (rf_mount_capture_sources(plan, c->srcs, c->etc_cache, c->userns_fd, &f) < 0)
+    if (rf_mount_capture_sources(plan, c->srcs, c->etc_cache, c->userns_fd, c->owner_userns_fd, &f) < 0)
         die(c, &f);
+    if (c->owner_userns_fd >= 0) { /* its one use: the workspace's idmap */
+        close(c->owner_userns_fd);
+        c->owner_userns_fd = -1;
+    }
     rf_fault_child_point(c->fault_fd, c->sock, "mount-sources");
     if (rf_mount_build_root(plan, c->srcs, &f) < 0)
         die(c, &f);

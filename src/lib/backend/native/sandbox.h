@@ -37,6 +37,7 @@ typedef struct rf_native_ctx {
     const rf_plan *plan;
     int sock;        /* child's end of the report channel */
     int userns_fd;   /* root caller: the mapped user namespace to enter, else -1 */
+    int owner_userns_fd; /* root caller, plan->ws_owned: the workspace's idmap, else -1 */
     int net_fd;      /* network: allowlist: child's end of the socket channel, else -1 */
     rf_mount_src *srcs; /* one per plan mount and one for the cached /etc, filled in the child */
     const char *etc_cache; /* the cached /etc's directory, or "" (etc-cache.c) */
@@ -79,8 +80,10 @@ int rf_fail(rf_setup_fail *f, const char *step, const char *detail);
 
 /* mount.c */
 /* srcs: one per plan mount, and srcs[n_mounts] for the cached /etc. */
+/* userns_fd: the idmap of a root caller's binds; owner_userns_fd: the
+ * workspace's, where another uid owns it (plan->ws_owned); -1: none. */
 int rf_mount_capture_sources(const rf_plan *plan, rf_mount_src *srcs, const char *etc_cache, int userns_fd,
-                             rf_setup_fail *f);
+                             int owner_userns_fd, rf_setup_fail *f);
 int rf_mount_build_root(const rf_plan *plan, const rf_mount_src *srcs, rf_setup_fail *f);
 /* Copy src's checked size of bytes to out (sendfile, else read/write). */
 int rf_mount_copy_bytes(const rf_mount_src *src, int out);

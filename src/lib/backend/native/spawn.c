@@ -144,10 +144,10 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tt
     rf_backend_start start;
     if (rf_backend_start_prepare(plan, &start, err) < 0)
         return NULL;
-    int sv[2] = { -1, -1 }, nv[2] = { -1, -1 }, userns_fd = -1;
+    int sv[2] = { -1, -1 }, nv[2] = { -1, -1 }, userns_fd = -1, owner_userns_fd = -1;
     rf_tty *tty = NULL;
     rf_observer *observer = NULL;
-    rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .net_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how,
+    rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .owner_userns_fd = -1, .net_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how,
                           .fault_fd = -1, .pty_slave = -1 };
     _cleanup_free_ rf_mount_src *srcs = calloc(plan->n_mounts + 1, sizeof(*srcs));
     if (!srcs) {
@@ -163,6 +163,11 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tt
         (userns_fd = rf_userns_create_mapped(plan->uid_inside, plan->uid_host, plan->gid_inside, plan->gid_host,
                                              err)) < 0)
         goto fail;
+    if (plan->caller_is_root && plan->ws_owned &&
+        (owner_userns_fd = rf_userns_create_mapped(plan->ws_uid, plan->uid_host, plan->ws_gid, plan->gid_host,
+                                                   err)) < 0)
+        goto fail;
+    ctx.owner_userns_fd = owner_userns_fd;
     ctx.sock = sv[1];
     ctx.net_fd = nv[1];
     ctx.userns_fd = userns_fd;
@@ -204,6 +209,8 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tt
         close(nv[1]);
     if (userns_fd >= 0)
         close(userns_fd);
+    if (owner_userns_fd >= 0)
+        close(owner_userns_fd);
     if (pid < 0) {
         close(sv[0]);
         if (nv[0] >= 0)
@@ -231,6 +238,8 @@ fail:
     }
     if (userns_fd >= 0)
         close(userns_fd);
+    if (owner_userns_fd >= 0)
+        close(owner_userns_fd);
     rf_tty_free(tty);
     rf_backend_start_release(&start);
     return NULL;
