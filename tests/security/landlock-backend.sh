@@ -352,6 +352,19 @@ if is_root; then
     [ "$(stat -c %u "$victim/share"):$(stat -c %u "$victim/state")" = 0:0 ] &&
         pass "  ... raced 40 times: what the symlink points to stays root's" ||
         fail "  ... raced: $victim/share or state was handed to the command's uid"
+    # bwrap drops to the same id before it opens its binds: the same HOME
+    # tree (it failed with "Can't find source path .../runtime-user-env").
+    if command -v bwrap >/dev/null 2>&1; then
+        expect_exit 0 "bwrap, root, instance root out of the command's reach: HOME is usable" \
+            env RINGFENCE_HOME="$hidden/rfhome" "$RINGFENCE" run --backend bwrap --accept-weaker -- \
+            sh -c 'echo "$HOME"; touch "$HOME/ok-bwrap"'
+        case $(head -1 <<<"$OUT") in
+            /var/lib/ringfence/homes/*-"$sandbox_uid") pass "  ... the same tree of its own" ;;
+            *) fail "  ... the same tree of its own (HOME=$(head -1 <<<"$OUT"))" ;;
+        esac
+    else
+        skip "bwrap, root, instance root out of the command's reach" "bwrap is not installed"
+    fi
     rm -rf "$llhome" "$hidden" "$victim"
 else
     skip "root caller identity" "needs root"

@@ -47,10 +47,13 @@ static void set_identity(rf_plan *plan, const rf_policy *policy)
         plan->uid_host = policy->map_root_to;
         plan->gid_host = (gid_t)policy->map_root_to;
     }
-    /* Without a user namespace there is no uid 0 "inside" that is not host
-     * root: the command itself becomes the unprivileged id (the workspace's
-     * owner, see above; bwrap and firejail do the same at plan finish). */
-    if (plan->caller_is_root && plan->backend == RF_BACKEND_LANDLOCK)
+    /* Without a user namespace of ringfence's own there is no uid 0
+     * "inside" that is not host root: the command itself becomes the
+     * unprivileged id (the workspace's owner, see above). For bwrap known
+     * now, not only at its plan finish (which confirms it), so that its
+     * HOME tree is one that id can reach (set_user_env): bwrap opens the
+     * binds as that id. firejail binds as root, then drops (its finish). */
+    if (plan->caller_is_root && (plan->backend == RF_BACKEND_LANDLOCK || plan->backend == RF_BACKEND_BWRAP))
         rf_backend_root_as_owner(plan, policy);
 }
 
@@ -86,8 +89,8 @@ static bool homes_possible(void)
     return false;
 }
 
-/* The command's HOME tree. A landlock root caller's command runs as
- * another id (set_identity), which cannot pass root's 0700 HOME to reach
+/* The command's HOME tree. A root caller's command that runs as another
+ * id (landlock, bwrap: set_identity) cannot pass root's 0700 HOME to reach
  * /root/.ringfence: its tree then lives under RF_LANDLOCK_HOMES instead,
  * one per instance root and id (common.c makes the root-owned parents
  * and hands the leaf to the id), so that HOME works without the caller
@@ -98,7 +101,7 @@ static int set_user_env(rf_plan *plan, const rf_policy *policy)
         plan->user_env = NULL;
         return -1;
     }
-    if (!plan->caller_is_root || plan->backend != RF_BACKEND_LANDLOCK || plan->uid_host == 0)
+    if (!plan->caller_is_root || !plan->drop_ids || plan->uid_host == 0)
         return 0;
     if (rf_plan_instance_root_reachable(policy->instance_root, plan->uid_host, plan->gid_host) ||
         !homes_possible())
