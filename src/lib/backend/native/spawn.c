@@ -147,8 +147,8 @@ rf_proc *rf_native_spawn(const rf_plan *plan, const rf_stdio *stdio, const rf_tt
     int sv[2] = { -1, -1 }, nv[2] = { -1, -1 }, userns_fd = -1, owner_userns_fd = -1;
     rf_tty *tty = NULL;
     rf_observer *observer = NULL;
-    rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .owner_userns_fd = -1, .net_fd = -1, .stdio = { -1, -1, -1 }, .how = start.how,
-                          .fault_fd = -1, .pty_slave = -1 };
+    rf_native_ctx ctx = { .plan = plan, .userns_fd = -1, .owner_userns_fd = -1, .net_fd = -1,
+                          .stdio = { -1, -1, -1 }, .how = start.how, .fault_fd = -1, .pty_slave = -1 };
     _cleanup_free_ rf_mount_src *srcs = calloc(plan->n_mounts + 1, sizeof(*srcs));
     if (!srcs) {
         rf_error_set(err, ENOMEM, "spawn");
