@@ -45,8 +45,12 @@ static void print_help(FILE *out)
             "a clean environment, and the whole process tree gone when it ends.\n"
             "\n"
             "Commands:\n");
+    int width = 0; /* the longest name's, so every summary starts in one column */
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
-        fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+        if ((int)strlen(subcommands[i].name) > width)
+            width = (int)strlen(subcommands[i].name);
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        fprintf(out, "  %-*s %s\n", width, subcommands[i].name, subcommands[i].summary);
     fprintf(out,
             "\n"
             "Run 'ringfence COMMAND --help' for a command's options, 'man ringfence' for all.\n"
