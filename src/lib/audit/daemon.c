@@ -13,6 +13,7 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/printable.h"
+#include "util/unix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -245,11 +246,10 @@ static int activated_socket(rf_error **err)
  * daemon answers on is not taken over. */
 static int own_socket(const char *path, rf_error **err)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    if (strlen(path) >= sizeof sa.sun_path || path[0] != '/')
+    struct sockaddr_un sa;
+    if (path[0] != '/' || rf_unix_addr(path, &sa) < 0)
         return rf_error_set(err, 0, "audit-daemon: --socket %s: expected an absolute path shorter than %zu bytes",
                             path, sizeof sa.sun_path), -1;
-    memcpy(sa.sun_path, path, strlen(path) + 1);
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return rf_error_set(err, errno, "audit-daemon: socket"), -1;

@@ -4,6 +4,7 @@
 #include "audit/system.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/unix.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 static json_t *refuse(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -68,24 +68,6 @@ struct rf_audit_system {
  * to it; one that does not take a record in this long has failed it. */
 #define REQUIRED_SEND_TIMEOUT_S 5
 
-static int connect_to(const char *path)
-{
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    if (strlen(path) >= sizeof sa.sun_path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(sa.sun_path, path, strlen(path) + 1);
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    return fd;
-}
-
 static int unreachable(const char *socket, int e, rf_error **err)
 {
     rf_error_set(err, e, "the system audit log's daemon at %s cannot be reached, and the managed boundary "
@@ -96,7 +78,7 @@ static int unreachable(const char *socket, int e, rf_error **err)
 
 int rf_audit_system_probe(const char *socket, rf_error **err)
 {
-    int fd = connect_to(socket);
+    int fd = rf_unix_connect(socket, SOCK_SEQPACKET);
     if (fd < 0)
         return unreachable(socket, errno, err);
     close(fd);
@@ -111,7 +93,7 @@ rf_audit_system *rf_audit_system_open(const char *socket, bool required, rf_erro
         rf_error_set(err, ENOMEM, "audit");
         return NULL;
     }
-    s->fd = connect_to(socket);
+    s->fd = rf_unix_connect(socket, SOCK_SEQPACKET);
     s->required = required;
     struct timeval tv = { .tv_sec = REQUIRED_SEND_TIMEOUT_S };
     if (s->fd >= 0 && required)

@@ -30,6 +30,7 @@
 #include "tty/tty.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/unix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -575,16 +576,11 @@ static void status_from_json(const char *json, rf_status *out)
 
 static int connect_pool(const char *socket_path, rf_error **err)
 {
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
-    if (strlen(socket_path) >= sizeof a.sun_path)
+    int fd = rf_unix_connect(socket_path, SOCK_SEQPACKET);
+    if (fd < 0 && errno == ENAMETOOLONG)
         return rf_error_set(err, ENAMETOOLONG, "run --via %s: path too long", socket_path);
-    strcpy(a.sun_path, socket_path);
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        rf_error_set(err, e, "run --via %s: no pool answers there", socket_path);
+    if (fd < 0) {
+        rf_error_set(err, errno, "run --via %s: no pool answers there", socket_path);
         return rf_error_hint_set(err, "start one: ringfence serve --socket %s [run options]", socket_path);
     }
     return fd;

@@ -2,6 +2,7 @@
 /* The pool server's socket file: see sock.h. */
 #include "pool/sock.h"
 #include "util/error.h"
+#include "util/unix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,10 +109,9 @@ static void remove_stale(const struct sockaddr_un *a)
 
 int rf_pool_sock_listen(const char *path, rf_pool_sock *ret, rf_error **err)
 {
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
-    if (strlen(path) >= sizeof a.sun_path)
+    struct sockaddr_un a;
+    if (rf_unix_addr(path, &a) < 0)
         return rf_error_set(err, ENAMETOOLONG, "serve: socket path %s is too long", path);
-    strcpy(a.sun_path, path);
     remove_stale(&a);
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     mode_t old = umask(0177);
