@@ -97,9 +97,10 @@ struct rf_plan {
                              one, accepted or harmless here (strv, or NULL) */
     uid_t uid_inside, uid_host;
     gid_t gid_inside, gid_host;
-    /* Root caller, a workspace another uid owns (a checkout bind-mounted
-     * into a container whose user is root): its idmap shows that uid's
-     * files, not root's, as the sandbox user's, and new files are its. */
+    /* Root caller: the workspace's owner. Where it is another uid (a
+     * checkout bind-mounted into a container whose user is root), ws_owned:
+     * the workspace's idmap shows that uid's files, not root's, as the
+     * sandbox user's, and new files are its. */
     bool ws_owned;
     uid_t ws_uid;
     gid_t ws_gid;

@@ -240,17 +240,16 @@ static int add_asked_weakenings(rf_plan *plan, const rf_policy *policy)
 static void set_workspace_owner(rf_plan *plan, const rf_policy *policy)
 {
     struct stat st;
-    if (!plan->caller_is_root || policy->instance_dir || policy->changes == RF_CHANGES_OVERLAY ||
-        stat(policy->workspace, &st) < 0 || st.st_uid == 0)
+    if (!plan->caller_is_root || stat(policy->workspace, &st) < 0)
+        return;
+    plan->ws_uid = st.st_uid; /* also what rf_plan_add_session refuses an overlay on */
+    plan->ws_gid = st.st_gid;
+    if (policy->instance_dir || policy->changes == RF_CHANGES_OVERLAY || st.st_uid == 0)
         return;
     for (size_t i = 0; i < plan->n_mounts; i++) {
         rf_mount *m = &plan->mounts[i];
-        if (m->idmap && !strcmp(m->why, "workspace") && !strcmp(m->source, policy->workspace)) {
-            m->idmap_owner = true;
-            plan->ws_owned = true;
-            plan->ws_uid = st.st_uid;
-            plan->ws_gid = st.st_gid;
-        }
+        if (m->idmap && !strcmp(m->why, "workspace") && !strcmp(m->source, policy->workspace))
+            m->idmap_owner = plan->ws_owned = true;
     }
 }
 

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static int refuse_backend(const rf_plan *plan, rf_error **err)
 {
@@ -59,12 +58,11 @@ int rf_plan_add_session(rf_plan *plan, const rf_policy *policy, rf_error **err)
      * write only what root owns, so in a workspace another uid owns it
      * could write nothing, and would only find out inside. The default
      * mode maps that owner (plan.c, set_workspace_owner). */
-    struct stat wst;
-    if (plan->caller_is_root && stat(policy->workspace, &wst) == 0 && wst.st_uid != 0) {
-        struct passwd *pw = getpwuid(wst.st_uid);
+    if (plan->caller_is_root && plan->ws_uid != 0) {
+        struct passwd *pw = getpwuid(plan->ws_uid);
         rf_error_set(err, 0, "changes: overlay: the workspace %s belongs to uid %u%s%s%s, and a root caller's "
                              "overlay session can write only what root owns there", policy->workspace,
-                     (unsigned)wst.st_uid, pw ? " (" : "", pw ? pw->pw_name : "", pw ? ")" : "");
+                     (unsigned)plan->ws_uid, pw ? " (" : "", pw ? pw->pw_name : "", pw ? ")" : "");
         return rf_error_hint_set(err, "run ringfence as that user (runuser -u %s -- ringfence run --changes "
                                       "overlay ...), or without --changes overlay: the default mode writes "
                                       "the workspace as its owner", pw ? pw->pw_name : "USER");
