@@ -81,6 +81,23 @@ row "unmask=ALL CAP_SYS_ADMIN, root, workspace on the overlayfs root" refused "o
 row "unmask=ALL CAP_SYS_ADMIN, root, workspace on a volume" runs "" --security-opt unmask=ALL \
     --cap-add SYS_ADMIN,NET_ADMIN -v "$SCRATCH/vol:/vol" -e WSDIR=/vol
 row "--privileged, root, workspace on a volume" runs "" --privileged -v "$SCRATCH/vol:/vol" -e WSDIR=/vol
+# The host user's checkout bind-mounted into a root container (files of
+# another uid): the sandbox writes it, and what it makes is that uid's;
+# --changes overlay (not id-mapped) is refused naming the owner.
+U=${RF_TEST_USER:-rftest}
+if id "$U" >/dev/null 2>&1; then
+    mkdir -p "$SCRATCH/uvol" && echo old >"$SCRATCH/uvol/f" && chown -R "$U:$U" "$SCRATCH/uvol"
+    out=$(ctr --security-opt unmask=ALL --cap-add SYS_ADMIN,NET_ADMIN -v "$SCRATCH/uvol:/work" -- \
+        'cd /work && "$RF" run -- sh -c "echo new >>f && touch made"; echo "run=$?";
+         "$RF" run --changes overlay -- true; echo "overlay=$?"' 2>&1)
+    contains "root, a volume another uid owns: the sandbox writes it" "$out" "run=0"
+    check "...its file changed" grep -q new "$SCRATCH/uvol/f"
+    check "...and what it made is that uid's" test "$(stat -c %U "$SCRATCH/uvol/made" 2>/dev/null)" = "$U"
+    contains "...--changes overlay there is refused" "$out" "overlay=125"
+    contains "...naming the owner" "$out" "belongs to uid $(id -u "$U")"
+else
+    skip "root, a volume another uid owns" "no user $U"
+fi
 # Host root with CAP_SYS_ADMIN mounts a fresh /proc over the masked one:
 # native runs, and doctor's text says so beside the failed userns probe.
 row "CAP_SYS_ADMIN, masked /proc, root, workspace on a volume" runs "" \
