@@ -276,12 +276,21 @@ if wait_until 15 curl -fsS -o /dev/null "http://127.0.0.1:$pub_port/" 2>/dev/nul
         sleep 0.5
     done
     check "--publish: bound to 127.0.0.1 only ($listen)" test "$listen" = "127.0.0.1:$pub_port"
-    [ "$listen" = "127.0.0.1:$pub_port" ] ||
-        diag "sandbox alive: $(kill -0 "$pub_pid" 2>/dev/null && echo yes || echo no)" \
-            "curl now: $(curl -sS --max-time 3 "http://127.0.0.1:$pub_port/" 2>&1)" \
-            "ss: $(ss -tanpH "sport = :$pub_port" 2>&1 | head -5)" "log: $(cat "$SCRATCH/pub.log")" \
+    if [ "$listen" != "127.0.0.1:$pub_port" ]; then
+        # One line each (the battery keeps only the # lines after a failure).
+        alive=no
+        kill -0 "$pub_pid" 2>/dev/null && alive=yes
+        diag "sandbox alive: $alive" \
+            "curl now: $(curl -sS --max-time 3 "http://127.0.0.1:$pub_port/" 2>&1 | tr '\n' ' ')" \
+            "ss: $(ss -tanpH "sport = :$pub_port" 2>&1 | head -5 | tr '\n' '|')" \
             "ringfence's sockets: $(ls -l /proc/"$pub_pid"/fd 2>&1 | grep -c socket)" \
             "its netns: $(readlink /proc/"$pub_pid"/ns/net) ours: $(readlink /proc/self/ns/net)"
+        if [ $alive = no ]; then
+            wait "$pub_pid"
+            diag "its exit status: $? (128+N: signal N)" "log: $(tr '\n' '|' <"$SCRATCH/pub.log")" \
+                "kernel: $(dmesg 2>/dev/null | tail -3 | tr '\n' '|')"
+        fi
+    fi
     if [ -n "$host_ip" ]; then
         check "--publish: not reachable on the host's other address" \
             sh -c "! curl -fsS --max-time 3 -o /dev/null http://$host_ip:$pub_port/ 2>/dev/null"

@@ -209,11 +209,11 @@ static int hand_off(hs *h, int upstream, size_t dest, const char *first, size_t 
     rf_net_relay *r = rf_net_relay_new(h->fd, upstream, dest, first, first_len);
     if (!r)
         return -1;
-    h->fd = -1;
     if (atomic_load(&h->p->stopping) || write(h->p->handoff[1], &r, sizeof r) != (ssize_t)sizeof r) {
-        rf_net_relay_free(r);
+        rf_net_relay_disown(r); /* both descriptors are the caller's to close, once */
         return -1;
     }
+    h->fd = -1;
     return 0;
 }
 

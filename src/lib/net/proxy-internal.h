@@ -165,6 +165,9 @@ void rf_net_route_serve(rf_net_proxy *p, int fd, char **buf, size_t len);
  * upstream before anything else (a rewritten HTTP head, pipelined bytes). */
 rf_net_relay *rf_net_relay_new(int client, int upstream, size_t dest, const char *first_up, size_t first_len);
 void rf_net_relay_free(rf_net_relay *r);
+/* Free a relay that was never handed to the loop, leaving its two
+ * descriptors open: they are the caller's again. */
+void rf_net_relay_disown(rf_net_relay *r);
 int rf_net_relay_add(rf_net_proxy *p, rf_net_relay *r);
 /* true: the relay was closed (and freed); *other_tag is its other side's
  * tag, which a later event of the same epoll batch must not use. */

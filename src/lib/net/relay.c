@@ -102,6 +102,12 @@ void rf_net_relay_free(rf_net_relay *r)
     free(r);
 }
 
+void rf_net_relay_disown(rf_net_relay *r)
+{
+    r->fd[0] = r->fd[1] = -1;
+    rf_net_relay_free(r);
+}
+
 static bool waiting(const half *h)
 {
     return h->len > 0 || h->piped > 0 || h->blocked;
@@ -179,13 +185,26 @@ static int update(rf_net_proxy *p, rf_net_relay *r)
     return 0;
 }
 
+/* Out of the epoll set before its descriptors close: closing one does
+ * not remove it while another copy of the socket lives (a published
+ * connection's sandbox side is also the sandbox's init's until it closes
+ * its own), and the entry would then report, ready for ever, a freed
+ * relay (tests/unit/test-net-publish.c). */
+static void unwatch(rf_net_proxy *p, rf_net_relay *r, int sides)
+{
+    for (int s = 0; s < sides; s++)
+        epoll_ctl(p->epfd, EPOLL_CTL_DEL, r->fd[s], NULL);
+}
+
 int rf_net_relay_add(rf_net_proxy *p, rf_net_relay *r)
 {
     for (int s = 0; s < 2; s++) {
         r->want[s] = interest(r, s);
         struct epoll_event e = { .events = r->want[s], .data.ptr = &r->tag[s] };
-        if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, r->fd[s], &e) < 0)
+        if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, r->fd[s], &e) < 0) {
+            unwatch(p, r, s); /* the caller frees r */
             return -1;
+        }
     }
     r->next = p->relay_list;
     if (r->next)
@@ -208,7 +227,8 @@ static void relay_close(rf_net_proxy *p, rf_net_relay *r)
     pthread_mutex_lock(&p->lock);
     p->conns--;
     pthread_mutex_unlock(&p->lock);
-    rf_net_relay_free(r); /* closing the fds removes them from epoll */
+    unwatch(p, r, 2);
+    rf_net_relay_free(r);
 }
 
 /* Splice what the pipe of direction d holds into fd[1-d]. 0: all gone
