@@ -304,10 +304,15 @@ expect_exit 0 "...and the log verifies" rf audit verify --system --log "$LOG"
 
 # Required and no daemon: refused before anything runs, naming the socket and the fix.
 rm -f "$marker"
+starts_before=$(rf audit show --event run.start --json 2>/dev/null | grep -c '"run.start"')
 expect_exit 125 "a required system log that cannot be reached refuses the run" rf run -- sh -c "touch $marker"
 check "...nothing ran" test ! -e "$marker"
 contains "...naming the socket" "$ERR" "$SOCK"
 contains "...and the fix" "$ERR" "systemctl enable --now ringfence-audit.socket"
+starts_after=$(rf audit show --event run.start --json 2>/dev/null | grep -c '"run.start"')
+check "...refused before it started: no run.start in the user's trail ($starts_before then $starts_after)" \
+    test "$starts_after" = "$starts_before"
+expect_exit 0 "...'ringfence plan' still shows the plan (the daemon is needed to run, not to plan)" rf plan -- true
 # Not required: a warning, and the run goes on.
 set_boundary "$SOCK" false
 expect_exit 0 "a system log that is not required: the run goes on without it" rf run -- sh -c "touch $marker"

@@ -22,10 +22,22 @@ static json_t *start_fields(const rf_plan *plan, const char *id, pid_t pid)
     return o;
 }
 
-rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid, rf_error **err)
+struct rf_audit_system *rf_audit_run_connect(const rf_plan *plan, rf_error **err)
+{
+    if (!plan->audit || !plan->system_audit_socket)
+        return NULL;
+    return rf_audit_system_open(plan->system_audit_socket, plan->system_audit_required, err);
+}
+
+rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid, struct rf_audit_system *system,
+                                 rf_error **err)
 {
     rf_audit_run *r = calloc(1, sizeof *r);
     json_t *f = r ? start_fields(plan, id, pid) : NULL;
+    if (r)
+        r->system = system; /* freed with r from here */
+    else
+        rf_audit_system_close(system);
     if (!f || !(r->dir = rf_audit_dir(plan->instance_root)) ||
         (plan->instance && !(r->instance = strdup(plan->instance)))) {
         json_decref(f);
@@ -34,15 +46,6 @@ rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid,
         return NULL;
     }
     snprintf(r->id, sizeof r->id, "%s", id);
-    /* Connected before the first record, so that it goes there too. The
-     * connection is ringfence's own (close-on-exec, made after the
-     * sandbox's init was started): nothing inside holds it. */
-    if (plan->system_audit_socket &&
-        !(r->system = rf_audit_system_open(plan->system_audit_socket, plan->system_audit_required, err))) {
-        json_decref(f);
-        rf_audit_run_free(r);
-        return NULL;
-    }
     int rc = rf_audit_append(r->dir, "run.start", f, r->head, err);
     if (rc == 0 && rf_audit_system_send(r->system, "run.start", f, r->head, err) < 0) {
         /* Refused: the user trail says so rather than keep a start that

@@ -18,10 +18,17 @@ typedef struct rf_audit_run {
     struct rf_audit_system *system;
 } rf_audit_run;
 
-/* Append run.start for the sandbox `id` whose init is `pid`. NULL with
- * *err when the record cannot be written (the caller refuses the run:
- * an unrecorded run is what auditing exists to prevent). */
-rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid, rf_error **err);
+/* Connect to the system log's daemon the plan names, before the sandbox
+ * starts: NULL without one (then *err is untouched) or when a required
+ * one cannot be reached (with *err: the run is refused before anything of
+ * it exists). */
+struct rf_audit_system *rf_audit_run_connect(const rf_plan *plan, rf_error **err);
+/* Append run.start for the sandbox `id` whose init is `pid`; system (from
+ * rf_audit_run_connect, or NULL) is taken, and closed on failure. NULL
+ * with *err when the record cannot be written (the caller refuses the
+ * run: an unrecorded run is what auditing exists to prevent). */
+rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid, struct rf_audit_system *system,
+                                 rf_error **err);
 /* A warm pool's sandbox was handed its command (run.start named the
  * pool's placeholder): run.command with argv and cwd. */
 int rf_audit_run_command(rf_audit_run *r, char *const *argv, const char *cwd, rf_error **err);

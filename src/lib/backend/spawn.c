@@ -7,6 +7,7 @@
 #include "backend/bwrap/bwrap.h"
 #include "backend/firejail/firejail.h"
 #include "audit/run.h"
+#include "audit/system.h"
 #include "registry/registry.h"
 #include "net/net.h"
 #include "util/cleanup.h"
@@ -96,20 +97,30 @@ rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf
 {
     if (check_backend(plan, stdio, err) < 0)
         return NULL;
-    rf_proc *proc = spawn(plan, stdio, sink, err);
-    if (!proc)
+    /* The system log's daemon first: a required one that is down refuses
+     * the run before anything of it exists. Close-on-exec, and the
+     * sandbox's first process closes what it inherits: nothing inside
+     * holds it. */
+    struct rf_audit_system *system = rf_audit_run_connect(plan, err);
+    if (!system && plan->audit && plan->system_audit_socket)
         return NULL;
+    rf_proc *proc = spawn(plan, stdio, sink, err);
+    if (!proc) {
+        rf_audit_system_close(system);
+        return NULL;
+    }
     rf_audit_new_id(proc->id);
     /* The status record names the backend, what it did not enforce, and
      * (changes: overlay) the session. */
     proc->backend = rf_backend_name(plan->backend);
     if ((plan->session && !(proc->session = strdup(plan->session))) || add_weakenings(proc, plan) < 0) {
+        rf_audit_system_close(system);
         rf_proc_free(proc);
         rf_error_set(err, ENOMEM, "spawn");
         return NULL;
     }
     /* An unrecorded run is what the trail exists to prevent: refused. */
-    if (plan->audit && !(proc->audit = rf_audit_run_start(plan, proc->id, proc->pid, err))) {
+    if (plan->audit && !(proc->audit = rf_audit_run_start(plan, proc->id, proc->pid, system, err))) {
         rf_proc_free(proc);
         return NULL;
     }

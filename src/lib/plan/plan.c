@@ -4,7 +4,6 @@
  * filesystem (which system paths exist, where the executable is). */
 #include "backend/backend.h"
 #include "backend/container/container.h"
-#include "audit/system.h"
 #include "plan/build.h"
 #include "seccomp/seccomp.h"
 #include "util/cleanup.h"
@@ -186,10 +185,6 @@ static int set_audit(rf_plan *plan, const rf_policy *policy, rf_error **err)
     plan->system_audit_required = policy->system_audit_required;
     if (policy->system_audit_socket && !(plan->system_audit_socket = strdup(policy->system_audit_socket)))
         return rf_error_set(err, ENOMEM, "plan");
-    /* Refused here, before anything starts: spawn's run.start comes after
-     * the command has been started (and would only stop it again). */
-    if (plan->system_audit_required && rf_audit_system_probe(plan->system_audit_socket, err) < 0)
-        return -1;
     _cleanup_free_ char *json = rf_policy_to_json(policy);
     if (!json)
         return rf_error_set(err, ENOMEM, "plan");
