@@ -35,7 +35,8 @@ static void help(void)
            "      \"command\": \"ringfence\", \"args\": [\"mcp\", \"--workspace\", \"/path/to/project\"] } } }\n"
            "\n"
            "Protocol versions: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07.\n"
-           "Exit status: 0 when the client closes stdin; 125 on a bad option or policy.\n");
+           "Exit status: 0 when the client closes stdin (calls in flight get 5 s to finish\n"
+           "and be answered; what still runs then is killed); 125 on a bad option or policy.\n");
 }
 
 static void log_line(void *userdata, int level, const char *message)

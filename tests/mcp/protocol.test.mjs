@@ -118,12 +118,28 @@ test('protocol 2024-11-05: no output schemas, titles or annotations', async () =
   await s.close();
 });
 
-test('end of input: running calls are stopped and the server exits 0', async () => {
+test('end of input: a call still running after the grace is stopped, unanswered, and the server exits 0', async () => {
   const s = open();
   await rawInit(s);
   s.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'exec', arguments: { command: 'sleep 600' } } });
   await new Promise((r) => setTimeout(r, 300));
+  const t0 = Date.now();
   assert.equal(await s.close(), 0);
+  assert.ok(Date.now() - t0 < 30000, 'stopped after the grace, not after the command');
+  await new Promise((r) => setTimeout(r, 200)); // stdout may still be draining at 'exit'
+  assert.equal(s.pending(), 0, 'no answer for the stopped call');
+});
+
+test('end of input: a call in flight that ends within the grace is answered first', async () => {
+  const s = open();
+  await rawInit(s);
+  s.send({ jsonrpc: '2.0', id: 7, method: 'tools/call',
+           params: { name: 'exec', arguments: { command: 'sleep 1; echo finished-after-eof' } } });
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await s.close(), 0);
+  const r = await s.next();
+  assert.equal(r.id, 7);
+  assert.match(r.result.content[0].text, /finished-after-eof/);
 });
 
 test('logging/setLevel: log lines become notifications/message at that level and above, none before', async () => {

@@ -10,7 +10,9 @@
  * 90 us, on every call. The sandbox of a finished exec goes back to the
  * warm pool's thread after the answer (rf_mcp_exec_release). */
 #include "mcp/mcp.h"
+#include "util/clock.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,7 @@ static void run_call(rf_mcp_server *s, rf_mcp_call *c)
     bool cancelled = c->cancelled;
     unlink_call(s, c);
     pthread_mutex_unlock(&s->calls_lock);
+    pthread_cond_broadcast(&s->calls_changed); /* rf_mcp_calls_finish counts calls */
     if (cancelled) { /* MCP: a cancelled request gets no answer */
         rf_mcp_log(s, RF_MCP_LOG_DEBUG, "%s: cancelled, no answer sent", c->tool->name);
         json_decref(result);
@@ -203,6 +206,15 @@ void rf_mcp_calls_cancel(rf_mcp_server *s, json_t *id, const char *reason)
                    reason ? reason : "");
         cancel_locked(c);
     }
+    pthread_mutex_unlock(&s->calls_lock);
+}
+
+void rf_mcp_calls_finish(rf_mcp_server *s, unsigned grace_ms)
+{
+    struct timespec until = rf_clock_after_ms(CLOCK_REALTIME, grace_ms);
+    pthread_mutex_lock(&s->calls_lock);
+    while (s->n_calls > 0 && pthread_cond_timedwait(&s->calls_changed, &s->calls_lock, &until) != ETIMEDOUT)
+        ;
     pthread_mutex_unlock(&s->calls_lock);
 }
 

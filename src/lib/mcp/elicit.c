@@ -6,6 +6,7 @@
  * by default); decline, cancel, an error or no response in time refuse. */
 #include "mcp/mcp.h"
 #include "model/policy.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -60,6 +61,11 @@ int rf_mcp_elicit_ask(void *data, const rf_ask_request *q, int *ret_scope)
     rf_mcp_pending p = { .response = NULL };
     *ret_scope = RF_ASK_SCOPE_ONCE;
     pthread_mutex_lock(&s->ask_lock);
+    if (s->input_closed) { /* nobody can answer any more */
+        pthread_mutex_unlock(&s->ask_lock);
+        rf_mcp_log(s, RF_MCP_LOG_INFO, "%s:%u: the client closed its input, refused", q->host, q->port);
+        return 0;
+    }
     snprintf(p.id, sizeof p.id, "ringfence-ask-%llu", ++s->ask_next);
     p.next = s->pending;
     s->pending = &p;
@@ -67,16 +73,10 @@ int rf_mcp_elicit_ask(void *data, const rf_ask_request *q, int *ret_scope)
 
     rf_mcp_send(s, request(p.id, q));
     unsigned ms = s->policy && s->policy->net.ask_timeout_ms ? s->policy->net.ask_timeout_ms : 30000;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)(ms / 1000);
-    until.tv_nsec += (long)(ms % 1000) * 1000000;
-    if (until.tv_nsec >= 1000000000) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000;
-    }
+    struct timespec until = rf_clock_after_ms(CLOCK_REALTIME, ms);
     pthread_mutex_lock(&s->ask_lock);
-    while (!p.response && pthread_cond_timedwait(&s->ask_answered, &s->ask_lock, &until) != ETIMEDOUT)
+    while (!p.response && !s->input_closed &&
+           pthread_cond_timedwait(&s->ask_answered, &s->ask_lock, &until) != ETIMEDOUT)
         ;
     for (rf_mcp_pending **pp = &s->pending; *pp; pp = &(*pp)->next)
         if (*pp == &p) {
@@ -105,4 +105,12 @@ bool rf_mcp_elicit_response(rf_mcp_server *s, const rf_mcp_msg *m)
         pthread_cond_broadcast(&s->ask_answered);
     pthread_mutex_unlock(&s->ask_lock);
     return found;
+}
+
+void rf_mcp_elicit_input_closed(rf_mcp_server *s)
+{
+    pthread_mutex_lock(&s->ask_lock);
+    s->input_closed = true;
+    pthread_cond_broadcast(&s->ask_answered);
+    pthread_mutex_unlock(&s->ask_lock);
 }

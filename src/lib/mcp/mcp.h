@@ -125,6 +125,7 @@ struct rf_mcp_server {
     pthread_cond_t ask_answered;
     struct rf_mcp_pending *pending;
     unsigned long long ask_next;
+    bool input_closed; /* end of input: no answer can come, questions are refused */
 };
 
 /* elicit.c: network.ask: mcp. A proxy question becomes elicitation/create
@@ -135,6 +136,8 @@ struct rf_mcp_server {
 int rf_mcp_elicit_ask(void *data, const rf_ask_request *q, int *ret_scope);
 /* A response from the client: true when it answered one of our questions. */
 bool rf_mcp_elicit_response(rf_mcp_server *s, const rf_mcp_msg *m);
+/* End of input: questions waiting and to come are refused at once. */
+void rf_mcp_elicit_input_closed(rf_mcp_server *s);
 /* Send a message of ours (a request) outside any batch; steals msg. */
 void rf_mcp_send(rf_mcp_server *s, json_t *msg);
 
@@ -175,6 +178,13 @@ int rf_mcp_calls_start(rf_mcp_server *s, json_t *id, const struct rf_mcp_tool *t
                        json_t *progress_token, rf_mcp_batch *batch);
 /* notifications/cancelled: kill the call's sandbox, drop its answer. */
 void rf_mcp_calls_cancel(rf_mcp_server *s, json_t *id, const char *reason);
+/* At the end of input, how long the calls in flight have to finish and
+ * be answered before they are stopped: a client that closes stdin and
+ * waits (MCP's stdio shutdown) gets its answers; a command longer than
+ * this is killed, as the client will SIGTERM us soon anyway. */
+#define RF_MCP_EOF_GRACE_MS 5000
+/* Wait up to grace_ms for the calls in flight to finish (and be answered). */
+void rf_mcp_calls_finish(rf_mcp_server *s, unsigned grace_ms);
 /* Cancel everything and wait for every worker (end of input). */
 void rf_mcp_calls_drain(rf_mcp_server *s);
 /* For the exec tool: publish the running sandbox so it can be cancelled

@@ -530,7 +530,12 @@ RF_EXPORT int rf_mcp_server_serve(rf_mcp_server *s, int in_fd, int out_fd, rf_er
         }
         serve_chunk(s, &lines, buf, (size_t)n);
     }
-    rf_mcp_log(s, RF_MCP_LOG_DEBUG, "end of input; stopping running calls");
+    /* The client is done: what it asked for is answered if it ends soon
+     * (a scripted `printf ... | ringfence mcp` gets its results); a call
+     * still running after the grace is stopped, unanswered. */
+    rf_mcp_elicit_input_closed(s);
+    rf_mcp_log(s, RF_MCP_LOG_DEBUG, "end of input; finishing running calls (at most %u ms)", RF_MCP_EOF_GRACE_MS);
+    rf_mcp_calls_finish(s, RF_MCP_EOF_GRACE_MS);
     rf_mcp_calls_drain(s);
     rf_mcp_lines_free(&lines);
     free(buf);

@@ -7,6 +7,7 @@
  * RF_ASK_PER_MINUTE questions a minute: beyond, refused without asking.
  * Any failure while asking is a refusal. */
 #include "net/ask.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -115,18 +116,7 @@ void rf_net_ask_set_command(rf_net_ask *a, char *const *argv)
 /* `clock`'s now (or `from`, when given) plus ms. */
 static struct timespec after_ms(clockid_t clock, const struct timespec *from, unsigned ms)
 {
-    struct timespec t;
-    if (from)
-        t = *from;
-    else
-        clock_gettime(clock, &t);
-    t.tv_sec += (time_t)(ms / 1000);
-    t.tv_nsec += (long)(ms % 1000) * 1000000;
-    if (t.tv_nsec >= 1000000000) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000;
-    }
-    return t;
+    return from ? rf_timespec_add_ms(*from, ms) : rf_clock_after_ms(clock, ms);
 }
 
 static long ms_since(const struct timespec *t0)

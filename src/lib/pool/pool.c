@@ -19,6 +19,7 @@
 #include "proc/proc.h"
 #include "tty/tty.h"
 #include "util/error.h"
+#include "util/clock.h"
 #include "util/strv.h"
 
 #include <errno.h>
@@ -82,13 +83,7 @@ static void *filler_main(void *arg)
          * at the same moment would compete with it for the CPU and the
          * kernel's mount locks, so wait a little while some are ready. */
         if (p->n_idle > 0) {
-            struct timespec t;
-            clock_gettime(CLOCK_REALTIME, &t);
-            t.tv_nsec += 20 * 1000000;
-            if (t.tv_nsec >= 1000000000) {
-                t.tv_sec++;
-                t.tv_nsec -= 1000000000;
-            }
+            struct timespec t = rf_clock_after_ms(CLOCK_REALTIME, 20);
             pthread_cond_timedwait(&p->wake, &p->lock, &t);
             if (p->stopping || p->n_idle >= p->size || p->n_retired)
                 continue;
