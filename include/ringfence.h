@@ -518,8 +518,9 @@ typedef struct rf_mcp_options {
 /* policy is borrowed and must outlive the server; opts may be NULL. */
 RF_EXPORT rf_mcp_server *rf_mcp_server_new(const rf_policy *policy, const rf_mcp_options *opts, rf_error **err);
 /* Serve requests read from in_fd, answers written to out_fd, until in_fd
- * ends; then every running call is killed and waited for. Returns 0 at the
- * end of input, < 0 if reading failed. */
+ * ends; then the running calls get 5 s to finish and be answered, and
+ * those still running are killed (unanswered) and waited for. Returns 0
+ * at the end of input, < 0 if reading failed. */
 RF_EXPORT int rf_mcp_server_serve(rf_mcp_server *server, int in_fd, int out_fd, rf_error **err);
 RF_EXPORT void rf_mcp_server_free(rf_mcp_server *server);
 /* The protocol versions served, newest first, NULL-terminated (static). */
