@@ -347,3 +347,23 @@ check "...with the command's exit status" python3 -c "import json, sys
 r = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()][-1]
 assert r['exit_code'] == 0, r" "$OUT"
 stop_daemon || true
+
+# The daemon's own socket path: a killed daemon's socket is taken over by
+# the next one; a live daemon's, or a file that is not a socket, never.
+# (timeout: a daemon wrongly started would run until killed, failing at 124.)
+check "control: the killed daemon left its socket behind" test -S "$SOCK"
+start_daemon
+# start_daemon's wait saw the old socket: wait for the new daemon to answer.
+answers() { kill -0 "$daemon_pid" && python3 -c "$seq_connect_py" "$SOCK" >/dev/null; }
+wait_until 10 answers
+check "a new daemon takes over the socket a killed one left (it answers there)" answers
+expect_exit 125 "a second daemon on a live daemon's socket is refused" \
+    timeout 20 "$RINGFENCE" audit-daemon --socket "$SOCK" --log "$SCRATCH/second/audit.log"
+contains "...saying another daemon answers there" "$ERR" "answered by another daemon"
+check "...and the first still serves" answers
+stop_daemon || true
+echo mine >"$SYS/plain"
+expect_exit 125 "a daemon whose --socket is a plain file is refused" \
+    timeout 20 "$RINGFENCE" audit-daemon --socket "$SYS/plain" --log "$SCRATCH/plain/audit.log"
+contains "...naming it" "$ERR" "not a socket"
+check "...and the file is left as it was" test "$(cat "$SYS/plain")" = mine

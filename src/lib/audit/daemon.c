@@ -255,7 +255,10 @@ static int own_socket(const char *path, rf_error **err)
         return rf_error_set(err, errno, "audit-daemon: socket"), -1;
     struct stat st;
     if (lstat(path, &st) == 0) {
-        if (!S_ISSOCK(st.st_mode) || rf_audit_system_probe(path, NULL) == 0) {
+        int live = S_ISSOCK(st.st_mode) ? rf_unix_connect(path, SOCK_SEQPACKET) : -1;
+        if (live >= 0)
+            close(live);
+        if (!S_ISSOCK(st.st_mode) || live >= 0) {
             close(fd);
             return rf_error_set(err, EEXIST, "audit-daemon: %s is %s", path,
                                 S_ISSOCK(st.st_mode) ? "answered by another daemon" : "not a socket: refused"), -1;

@@ -5,6 +5,7 @@
  * protocol, one datagram a record, sent without waiting: a slow or absent
  * journal never holds a run up, and a record it drops is still in the log. */
 #include "audit/audit.h"
+#include "util/unix.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +34,10 @@ static int priority(const char *event)
 
 void rf_audit_journal(const char *event, const char *sandbox, const char *line, size_t len, const char *hash)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct sockaddr_un sa;
     const char *path = socket_path();
-    if (strlen(path) >= sizeof sa.sun_path || access(path, W_OK) < 0)
+    if (rf_unix_addr(path, &sa) < 0 || access(path, W_OK) < 0)
         return;
-    memcpy(sa.sun_path, path, strlen(path) + 1);
     char *msg = NULL;
     /* The line is JSON: no newline in it, so the simple KEY=value form. */
     int n = asprintf(&msg, "SYSLOG_IDENTIFIER=ringfence\nPRIORITY=%d\nRINGFENCE_EVENT=%s\nRINGFENCE_SANDBOX=%s\n"

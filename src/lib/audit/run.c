@@ -22,11 +22,13 @@ static json_t *start_fields(const rf_plan *plan, const char *id, pid_t pid)
     return o;
 }
 
-struct rf_audit_system *rf_audit_run_connect(const rf_plan *plan, rf_error **err)
+int rf_audit_run_connect(const rf_plan *plan, struct rf_audit_system **ret, rf_error **err)
 {
+    *ret = NULL;
     if (!plan->audit || !plan->system_audit_socket)
-        return NULL;
-    return rf_audit_system_open(plan->system_audit_socket, plan->system_audit_required, err);
+        return 0;
+    *ret = rf_audit_system_open(plan->system_audit_socket, plan->system_audit_required, err);
+    return *ret ? 0 : -1;
 }
 
 rf_audit_run *rf_audit_run_start(const rf_plan *plan, const char *id, pid_t pid, struct rf_audit_system *system,

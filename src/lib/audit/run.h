@@ -19,10 +19,10 @@ typedef struct rf_audit_run {
 } rf_audit_run;
 
 /* Connect to the system log's daemon the plan names, before the sandbox
- * starts: NULL without one (then *err is untouched) or when a required
- * one cannot be reached (with *err: the run is refused before anything of
- * it exists). */
-struct rf_audit_system *rf_audit_run_connect(const rf_plan *plan, rf_error **err);
+ * starts: *ret is the connection, or NULL when the plan names none. -1
+ * with *err when a required one cannot be reached: the run is refused
+ * before anything of it exists. */
+int rf_audit_run_connect(const rf_plan *plan, struct rf_audit_system **ret, rf_error **err);
 /* Append run.start for the sandbox `id` whose init is `pid`; system (from
  * rf_audit_run_connect, or NULL) is taken, and closed on failure. NULL
  * with *err when the record cannot be written (the caller refuses the

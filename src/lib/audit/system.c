@@ -76,15 +76,6 @@ static int unreachable(const char *socket, int e, rf_error **err)
                                   "'ringfence audit-daemon' as root)");
 }
 
-int rf_audit_system_probe(const char *socket, rf_error **err)
-{
-    int fd = rf_unix_connect(socket, SOCK_SEQPACKET);
-    if (fd < 0)
-        return unreachable(socket, errno, err);
-    close(fd);
-    return 0;
-}
-
 rf_audit_system *rf_audit_system_open(const char *socket, bool required, rf_error **err)
 {
     rf_audit_system *s = calloc(1, sizeof *s);

@@ -38,9 +38,6 @@ json_t *rf_audit_system_check(const char *msg, size_t len, const rf_audit_peer *
 /* A run's connection to the daemon (client side). */
 typedef struct rf_audit_system rf_audit_system;
 
-/* Can the daemon at socket be reached? 0, or -1 with *err naming the
- * socket and the fix (a required system log refuses the run with it). */
-int rf_audit_system_probe(const char *socket, rf_error **err);
 /* Connect to socket. When it cannot be reached: required, NULL with *err;
  * otherwise a warning on stderr and a connection that sends nothing. */
 rf_audit_system *rf_audit_system_open(const char *socket, bool required, rf_error **err);

@@ -101,8 +101,8 @@ rf_proc *rf_spawn_with_sink(const rf_plan *plan, const rf_stdio *stdio, const rf
      * the run before anything of it exists. Close-on-exec, and the
      * sandbox's first process closes what it inherits: nothing inside
      * holds it. */
-    struct rf_audit_system *system = rf_audit_run_connect(plan, err);
-    if (!system && plan->audit && plan->system_audit_socket)
+    struct rf_audit_system *system;
+    if (rf_audit_run_connect(plan, &system, err) < 0)
         return NULL;
     rf_proc *proc = spawn(plan, stdio, sink, err);
     if (!proc) {

@@ -6,6 +6,7 @@
  * listener that closes after each answer gets a new one for the next
  * question. Anything unexpected is a refusal. */
 #include "net/ask.h"
+#include "util/unix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,8 +38,11 @@ void rf_ask_socket_close(rf_ask_socket *s)
  * that path must not decide for this sandbox. */
 static int open_socket(rf_ask_socket *s, int stop_fd, const struct timespec *deadline, const char **why)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", s->path);
+    struct sockaddr_un sa;
+    if (rf_unix_addr(s->path, &sa) < 0) { /* resolve_ask.c refuses such a path first */
+        *why = "the ask socket's path is too long";
+        return -1;
+    }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         *why = "no socket";
